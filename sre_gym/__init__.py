@@ -1,0 +1,21 @@
+"""sre_gym: Gymnasium environments for continuous, change-driven SRE operation.
+
+``import sre_gym`` registers ``SREMarathon-v0``; it imports nothing heavy (no ray, kubernetes,
+matplotlib or pandas), and the simulator loads only when an env is made.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+__version__ = "0.1.0"
+
+if "SREMarathon-v0" not in gym.registry:
+    gym.register(
+        id="SREMarathon-v0",
+        entry_point="sre_gym.envs.marathon:SREMarathonEnv",
+        nondeterministic=False,
+        kwargs={"app": "online-boutique"},
+    )
+
+__all__ = ["__version__"]

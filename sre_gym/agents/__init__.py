@@ -1,0 +1,25 @@
+"""Baseline agents and the factory ``make_agent``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sre_gym.agents.base import Agent, NoopAgent
+from sre_gym.agents.oracle import OracleAgent
+from sre_gym.agents.runbook import RunbookAgent
+
+AGENTS = ("noop", "oracle", "runbook")
+
+
+def make_agent(name: str, env: Any = None, seed: int | None = None) -> Agent:
+    """A baseline by name. The oracle needs ``env`` (it reads ground truth); the others ignore it."""
+    if name == "noop":
+        return NoopAgent()
+    if name == "oracle":
+        return OracleAgent(env)
+    if name == "runbook":
+        return RunbookAgent()
+    raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENTS)}")
+
+
+__all__ = ["AGENTS", "Agent", "NoopAgent", "OracleAgent", "RunbookAgent", "make_agent"]

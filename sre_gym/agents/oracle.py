@@ -1,0 +1,155 @@
+"""The oracle: privileged in knowledge only.
+
+It reads the run's hidden ground truth (which faults are active, their culprits, artifacts and
+remedies) but acts through the same tools, budget and policy as any agent: it reports a fault once an
+attributable alert has fired, names the right culprit and artifact, and applies the fault's remedy. It
+is the practical upper bound, and the check that every fault is observable and repairable in time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from typing import Any
+
+from sre_gym.agents.base import Agent, alerts_of, call
+from sre_gym.backends.sim import alert_entities
+from sre_gym.sim.pods import TERMINATING
+from sre_gym.tools.specs import BUDGET_S, TOOLS
+
+RETRY_AFTER_S = 240  # act again if the probe is still failing this long after a remedy
+
+
+class OracleAgent(Agent):
+    name = "oracle"
+
+    def __init__(self, env: Any) -> None:
+        if env is None:
+            raise ValueError("the oracle needs the env (it reads the run's ground truth)")
+        self.env = env.unwrapped
+        self.reset()
+
+    def reset(self) -> None:
+        self.reported: dict[int, str] = {}  # injection index -> incident id
+        self.acted: dict[int, float] = {}
+        self.n_reports = 0
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
+        env = self.env
+        b = env.backend
+        now = float(obs["time"])
+        grace = env.scoring.attribution_grace_s
+        alerts = alerts_of(obs)
+        self.n_reports = len(env.toolbox.incidents)
+        injections = sorted(b.ground_truth()["injections"], key=lambda i: i.end)
+        calls: list[dict[str, Any]] = []
+        budget = BUDGET_S
+        for inj in injections:
+            if inj.start > now:
+                continue
+            scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
+            mine = [
+                a["id"]
+                for a in alerts
+                if inj.start <= _ts(a["starts_at"]) <= inj.end + grace
+                and scope & {e.lower() for e in alert_entities(a["labels"])}
+            ]
+            if inj.index not in self.reported:
+                if not mine or budget < TOOLS["report_incident"].duration_s:
+                    continue
+                self.n_reports += 1
+                iid = f"INC-{self.n_reports:04d}"
+                self.reported[inj.index] = iid
+                calls.append(
+                    call(
+                        "report_incident",
+                        alert_ids=mine,
+                        root_cause_services=list(inj.culprits),
+                        artifact=inj.artifacts[0],
+                        summary=f"{inj.fault.category} fault on {inj.fault.target}",
+                    )
+                )
+                budget -= TOOLS["report_incident"].duration_s
+            if (
+                now >= inj.end
+                or inj.index in self.acted
+                and now - self.acted[inj.index] < RETRY_AFTER_S
+            ):
+                continue
+            if inj.index in self.acted and not b.injector.present(inj) and _healthy(b, inj):
+                continue
+            remedy = self._remedy(inj, self.reported[inj.index])
+            cost = sum(TOOLS[c["tool"]].duration_s for c in remedy)
+            if remedy and cost <= budget:
+                calls += remedy
+                budget -= cost
+                self.acted[inj.index] = now
+        return calls
+
+    def _remedy(self, inj, iid: str) -> list[dict[str, Any]]:
+        b = self.env.backend
+        f = inj.fault
+        kind = f.remedies[0]
+        if kind in ("rollback", "patch_config"):
+            rev = _good_revision(b, inj)
+            if rev is None:
+                return []
+            return [call("rollback", deployment=f.target, to_revision=rev, incident_id=iid)]
+        if kind in ("restart", "delete_pod"):
+            return [call("restart", deployment=f.target, incident_id=iid)]
+        if kind == "delete_networkpolicy":
+            return [
+                call(
+                    "delete_resource",
+                    kind="networkpolicies",
+                    name=inj.detail["policy"],
+                    incident_id=iid,
+                )
+            ]
+        if kind == "delete_pods_on_node":
+            cl = b.cluster
+            node = [n.name for n in cl.world.nodes].index(f.target)
+            names = [
+                cl.pods.names[r]
+                for r in cl.pods.live()
+                if cl.pods.node[r] == node and cl.pods.state[r] != TERMINATING
+            ]
+            names = [n for n in names if not n.startswith("loadgenerator-")]
+            return [call("delete_resource", kind="pods", name=n, incident_id=iid) for n in names]
+        raise ValueError(f"oracle has no remedy for {kind!r}")
+
+
+def _good_revision(b, inj) -> int | None:
+    """Latest revision without the fault's change (other revisions, e.g. restarts, may sit on top)."""
+    dep = b.cluster.world.deployment(inj.fault.target)
+    ch = inj.detail["change"]
+    after = inj.detail["after"]
+
+    def clean(tpl) -> bool:
+        if ch.kind in ("code", "image"):
+            return tpl.image != after.image
+        env = tpl.env_dict()
+        if any(env.get(k) == v for k, v in ch.env.items()):
+            return False
+        if "cpu_limit" in ch.resources and tpl.cpu_limit == after.cpu_limit:
+            return False
+        if "mem_limit" in ch.resources and tpl.mem_limit == after.mem_limit:
+            return False
+        return not (ch.readiness_port is not None and tpl.readiness_port == ch.readiness_port)
+
+    if clean(dep.current.template):
+        return None
+    for rev in reversed(dep.revisions[:-1]):
+        if clean(rev.template):
+            return rev.number
+    return None
+
+
+def _healthy(b, inj) -> bool:
+    k = b.cluster.tick - 1
+    return k >= 0 and b.injector.probe[inj.index, k] == 1
+
+
+@functools.lru_cache(maxsize=4096)
+def _ts(iso: str) -> float:
+    return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).timestamp()

@@ -1,0 +1,1 @@
+"""Backends: the embedded simulator (``sim``) and the protocol a live cluster implements (``base``)."""

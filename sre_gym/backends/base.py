@@ -1,0 +1,58 @@
+"""The Backend protocol: what the tools, the env and the recorder need from a cluster.
+
+The embedded simulator implements it (``sre_gym.backends.sim``); a live Kubernetes + Prometheus
+backend implements the same methods. Reads never change the world; interventions return a short
+message or raise ``OperationError`` with a precise reason (state unchanged).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class OperationError(ValueError):
+    """A refused operation (unknown object, invalid value). Nothing was changed."""
+
+
+class Backend(Protocol):
+    app: str
+    seed: int
+    release: str
+    t0: float  # time of the first scrape
+    tick_s: int
+    episode_start: float
+    episode_end: float
+    now: float  # time the world has been simulated / observed up to
+
+    def advance_to(self, t: float) -> None: ...
+
+    # reads
+    def alerts(self, t: float) -> list[dict[str, Any]]: ...
+    def promql_instant(self, query: str, t: float) -> dict[str, Any]: ...
+    def promql_range(self, query: str, start: float, end: float, step: float) -> dict[str, Any]: ...
+    def logs(
+        self,
+        service: str,
+        since: float,
+        until: float,
+        *,
+        contains: str | None,
+        level: str,
+        limit: int,
+    ) -> list[str]: ...
+    def topology(self) -> dict[str, Any]: ...
+    def k8s_get(self, kind: str, name: str | None) -> Any: ...
+    def k8s_describe(self, kind: str, name: str) -> dict[str, Any]: ...
+    def changes(self) -> list[dict[str, Any]]: ...
+    def entity_of(self, kind: str, name: str) -> str | None: ...
+
+    # interventions
+    def rollback(self, deployment: str, to_revision: int | None, t: float) -> str: ...
+    def patch_config(self, deployment: str, key: str, value: str, t: float) -> str: ...
+    def scale(self, deployment: str, replicas: int, t: float) -> str: ...
+    def restart(self, deployment: str, t: float) -> str: ...
+    def delete(self, kind: str, name: str, t: float) -> str: ...
+
+    # evidence (pulled by the recorder after each invocation)
+    def drain_evidence(self) -> list[dict[str, Any]]: ...
+    def evidence_arrays(self) -> dict[str, Any]: ...

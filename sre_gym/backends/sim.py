@@ -1,0 +1,296 @@
+"""The embedded backend: SimCluster + schedule injector + in-process Prometheus rule evaluation."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from sre_gym.backends.base import OperationError
+from sre_gym.catalogs import RELEASE, catalog_dir
+from sre_gym.orchestrator.injector import Injector
+from sre_gym.orchestrator.schedule import Schedule, schedule
+from sre_gym.sim import k8s_view
+from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.state import EPOCH, rfc3339
+from sre_gym.telemetry import logs as logs_mod
+from sre_gym.telemetry.promql import Engine
+from sre_gym.telemetry.rules import AlertEngine, load_rules
+
+EVAL_INTERVAL_S = 30
+
+
+@functools.cache
+def rule_pack() -> tuple:
+    """The alert rule pack shipped with the release (parsed once per process)."""
+    paths = sorted((catalog_dir() / "alerts").glob("*.yaml"))
+    return tuple(r for p in paths for r in load_rules(p))
+
+
+def alert_entities(labels: dict[str, str]) -> list[str]:
+    """Workloads (or nodes) an alert is about, read from its labels."""
+    out: list[str] = []
+    for key in ("service_name", "deployment", "client", "server", "node", "service"):
+        v = labels.get(key)
+        if v and v not in out:
+            out.append(v)
+    pod = labels.get("pod")
+    if pod and pod.count("-") >= 2:
+        dep = pod.rsplit("-", 2)[0]
+        if dep not in out:
+            out.append(dep)
+    return out
+
+
+class SimBackend:
+    """One seeded marathon on the simulator. Create a new one per episode."""
+
+    def __init__(
+        self, app: str, seed: int, *, release: str = RELEASE, sched: Schedule | None = None
+    ) -> None:
+        self.app, self.seed, self.release = app, int(seed), release
+        self.cluster = SimCluster(app, seed, release=release)
+        self.t0 = float(EPOCH)
+        self.tick_s = TICK_S
+        self.episode_start = float(EPOCH + WARMUP_S)
+        self.episode_end = self.episode_start + EPISODE_S
+        self.schedule = sched if sched is not None else schedule(app, seed, release)
+        self.injector = Injector(self.cluster, self.schedule, self.episode_start)
+        self.engine = Engine(self.cluster.tsdb)
+        self.alert_engine = AlertEngine(
+            list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S
+        )
+        self._alerts: dict[str, dict[str, Any]] = {}
+        self._alert_order: list[str] = []
+        self._pending: list[dict[str, Any]] = []
+        self._records_seen = 0
+
+    # ------------------------------------------------------------------ time
+    @property
+    def now(self) -> float:
+        return self.cluster.now
+
+    def advance_to(self, t: float) -> None:
+        self.cluster.advance_to(t)
+
+    def _evaluate(self, t: float) -> None:
+        t = min(t, self.now)
+        trs = self.alert_engine.evaluate_until(t)
+        fired = [tr for tr in trs if tr["to"] == "firing"]
+        records = {r["id"]: r for r in self.alert_engine.alerts_fired_until(t)} if fired else {}
+        for tr in trs:
+            aid = tr["id"]
+            if tr["to"] == "firing":
+                rec = records[aid]
+                view = {
+                    "id": aid,
+                    "name": rec["name"],
+                    "severity": rec["labels"].get("severity", "none"),
+                    "labels": dict(rec["labels"]),
+                    "annotations": dict(rec["annotations"]),
+                    "fired_at": float(rec["fired_at"]),
+                    "resolved_at": None,
+                }
+                self._alerts[aid] = view
+                self._alert_order.append(aid)
+                self._pending.append(
+                    {
+                        "type": "alert",
+                        "t": view["fired_at"],
+                        "id": aid,
+                        "name": view["name"],
+                        "labels": view["labels"],
+                        "severity": view["severity"],
+                        "entities": alert_entities(view["labels"]),
+                    }
+                )
+            elif tr["to"] == "resolved" and aid in self._alerts:
+                self._alerts[aid]["resolved_at"] = float(tr["t"])
+                self._pending.append({"type": "alert_resolved", "t": float(tr["t"]), "id": aid})
+
+    # ------------------------------------------------------------------ reads
+    def alerts(self, t: float) -> list[dict[str, Any]]:
+        """Every alert that started firing at or before t, with its state as of t."""
+        self._evaluate(t)
+        out = []
+        for aid in self._alert_order:
+            a = self._alerts[aid]
+            if a["fired_at"] > t:
+                continue
+            resolved = a["resolved_at"] is not None and a["resolved_at"] <= t
+            out.append(
+                {
+                    "id": aid,
+                    "name": a["name"],
+                    "severity": a["severity"],
+                    "state": "resolved" if resolved else "firing",
+                    "labels": a["labels"],
+                    "starts_at": rfc3339(a["fired_at"]),
+                    "ends_at": rfc3339(a["resolved_at"]) if resolved else None,
+                    "summary": a["annotations"].get("summary", ""),
+                    "description": a["annotations"].get("description", ""),
+                }
+            )
+        return out
+
+    def alert_entities(self, alert_id: str) -> list[str]:
+        a = self._alerts.get(alert_id)
+        return alert_entities(a["labels"]) if a else []
+
+    def runbook(self, alert_id: str) -> str:
+        a = self._alerts.get(alert_id)
+        return a["annotations"].get("runbook", "") if a else ""
+
+    def promql_instant(self, query: str, t: float) -> dict[str, Any]:
+        return self.engine.instant(query, t)
+
+    def promql_range(self, query: str, start: float, end: float, step: float) -> dict[str, Any]:
+        return self.engine.range(query, start, end, step)
+
+    def logs(
+        self,
+        service: str,
+        since: float,
+        until: float,
+        *,
+        contains: str | None = None,
+        level: str = "any",
+        limit: int = 50,
+    ) -> list[str]:
+        try:
+            return logs_mod.query(
+                self.cluster, service, since, until, contains=contains, level=level, limit=limit
+            )
+        except KeyError as e:
+            raise OperationError(str(e.args[0])) from e
+
+    def topology(self) -> dict[str, Any]:
+        app = self.cluster.topo.app
+        calls: dict[str, list[dict[str, Any]]] = {}
+        for e in app.edges:
+            calls.setdefault(e.caller, []).append(
+                {"service": e.callee, "dependency": "hard" if e.hard else "soft"}
+            )
+        return {
+            "app": app.name,
+            "namespace": app.namespace,
+            "entrypoint": app.entrypoint,
+            "services": [
+                {
+                    "name": s.name,
+                    "language": s.language,
+                    "kind": s.kind,
+                    "port": s.port,
+                    "calls": calls.get(s.name, []),
+                }
+                for s in app.services
+            ],
+            "nodes": [{"name": n.name, "zone": n.zone} for n in app.nodes],
+        }
+
+    def k8s_get(self, kind: str, name: str | None) -> Any:
+        try:
+            return k8s_view.get(self.cluster, kind, name)
+        except k8s_view.NotFound as e:
+            raise OperationError(str(e.args[0])) from e
+
+    def k8s_describe(self, kind: str, name: str) -> dict[str, Any]:
+        try:
+            return k8s_view.describe(self.cluster, kind, name)
+        except k8s_view.NotFound as e:
+            raise OperationError(str(e.args[0])) from e
+
+    def changes(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "sha": c.sha,
+                "service": c.service,
+                "kind": c.kind,
+                "title": c.title,
+                "author": c.author,
+                "time": rfc3339(c.time),
+                "t": c.time,
+                "files": list(c.files),
+                "diff": c.diff,
+                "image": c.image,
+                "revision": c.revision,
+                "pipeline": dict(c.pipeline),
+            }
+            for c in self.cluster.changes
+        ]
+
+    def entity_of(self, kind: str, name: str) -> str | None:
+        """The workload an object belongs to (for scope checks)."""
+        cl = self.cluster
+        if kind == "deployments":
+            return name if cl.world.deployment(name) else None
+        if kind == "pods":
+            r = cl.pods.index_of(name)
+            return cl.world.deployments[cl.pods.dep[r]].name if r is not None else None
+        if kind == "networkpolicies":
+            for p in cl.world.netpols:
+                if p.name == name:
+                    return p.source
+        return None
+
+    def node_of_pod(self, name: str) -> str | None:
+        cl = self.cluster
+        r = cl.pods.index_of(name)
+        if r is None or cl.pods.node[r] < 0:
+            return None
+        return cl.world.nodes[cl.pods.node[r]].name
+
+    # ------------------------------------------------------------------ interventions
+    def _op(self, fn, *args) -> Any:
+        try:
+            return fn(*args)
+        except SimError as e:
+            raise OperationError(str(e)) from e
+
+    def rollback(self, deployment: str, to_revision: int | None, t: float) -> str:
+        rev = self._op(self.cluster.rollback, deployment, t, to_revision)
+        return f"deployment.apps/{deployment} rolled back (now revision {rev.number}, image {rev.template.image})"
+
+    def patch_config(self, deployment: str, key: str, value: str, t: float) -> str:
+        rev = self._op(self.cluster.patch, deployment, key, value, t)
+        return f"deployment.apps/{deployment} patched ({key}={value}); rolling out revision {rev.number}"
+
+    def scale(self, deployment: str, replicas: int, t: float) -> str:
+        self._op(self.cluster.scale, deployment, replicas, t)
+        return f"deployment.apps/{deployment} scaled to {replicas}"
+
+    def restart(self, deployment: str, t: float) -> str:
+        rev = self._op(self.cluster.restart, deployment, t)
+        return f"deployment.apps/{deployment} restarted (revision {rev.number})"
+
+    def delete(self, kind: str, name: str, t: float) -> str:
+        if kind == "pods":
+            self._op(self.cluster.delete_pod, name, t)
+            return f'pod "{name}" deleted'
+        if kind == "networkpolicies":
+            self._op(self.cluster.delete_networkpolicy, name, t)
+            return f'networkpolicy.networking.k8s.io "{name}" deleted'
+        raise OperationError(f"deleting {kind} is not supported; delete pods or networkpolicies")
+
+    # ------------------------------------------------------------------ evidence
+    def drain_evidence(self) -> list[dict[str, Any]]:
+        """Evidence events produced since the last call (injections, reverts, deploys, alerts)."""
+        self._evaluate(self.now)
+        recs = self.injector.records[self._records_seen :]
+        self._records_seen = len(self.injector.records)
+        out = sorted([*recs, *self._pending], key=lambda e: e["t"])
+        self._pending = []
+        return out
+
+    def evidence_arrays(self) -> dict[str, Any]:
+        return {
+            "probe": self.injector.probe,
+            "artifact": self.injector.artifact,
+            "entry": self.cluster.rec_entry,
+        }
+
+    def ground_truth(self) -> dict[str, Any]:
+        """Hidden truth for privileged baselines (the oracle) and analysis; never shown to agents."""
+        return {
+            "schedule": self.schedule,
+            "injections": [inj for inj in self.injector.injections if inj is not None],
+        }

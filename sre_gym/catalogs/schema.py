@@ -1,0 +1,284 @@
+"""The benchmark release as data: pydantic models for apps, faults, changes and tools.
+
+Catalog YAML files are validated against these models when loaded; a typo in a catalog is a load
+error that names the file and the field, never a silent default.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_QTY = re.compile(r"^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi)?$")
+
+
+def parse_cpu(q: str) -> float:
+    """Kubernetes CPU quantity ("100m", "0.5", "2") in cores."""
+    m = _QTY.match(str(q))
+    if not m or m.group(2) not in (None, "m"):
+        raise ValueError(f"bad CPU quantity {q!r} (expected e.g. '200m' or '0.5')")
+    v = float(m.group(1))
+    return v / 1000 if m.group(2) == "m" else v
+
+
+def parse_mem(q: str) -> float:
+    """Kubernetes memory quantity ("64Mi", "1Gi", "512Ki") in MiB."""
+    m = _QTY.match(str(q))
+    if not m or m.group(2) not in ("Ki", "Mi", "Gi"):
+        raise ValueError(f"bad memory quantity {q!r} (expected e.g. '128Mi')")
+    v = float(m.group(1))
+    return {"Ki": v / 1024, "Mi": v, "Gi": v * 1024}[m.group(2)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Resources(Strict):
+    cpu_request: str
+    mem_request: str
+    cpu_limit: str
+    mem_limit: str
+
+    @field_validator("cpu_request", "cpu_limit")
+    @classmethod
+    def _cpu(cls, v: str) -> str:
+        parse_cpu(v)
+        return v
+
+    @field_validator("mem_request", "mem_limit")
+    @classmethod
+    def _mem(cls, v: str) -> str:
+        parse_mem(v)
+        return v
+
+
+class Perf(Strict):
+    """Simulation parameters of one service (not Kubernetes facts; calibrated, documented per app)."""
+
+    base_ms: float = Field(gt=0, description="own processing time per request (median), ms")
+    cpu_ms_per_req: float = Field(gt=0, description="CPU time per request, ms")
+    mem_base_mi: float = Field(gt=0, description="steady working set, MiB")
+    startup_s: int = Field(ge=1, description="container start until ready, s")
+    sigma: float = Field(default=0.45, gt=0, description="log-normal latency spread")
+
+
+class Probe(Strict):
+    port: int
+    kind: Literal["http", "grpc", "tcp"]
+    initial_delay_s: int = 0
+
+
+class Service(Strict):
+    name: str
+    language: str
+    kind: Literal["gateway", "stateless", "stateful", "loadgen"]
+    port: int | None = None
+    container: str = "server"
+    replicas: int = Field(default=1, ge=0)
+    image: str
+    resources: Resources
+    env: dict[str, str] = Field(default_factory=dict)
+    readiness: Probe | None = None
+    perf: Perf | None = None
+    rpcs: list[str] = Field(default_factory=list)
+    latency_env: str | None = Field(
+        default=None, description="env var whose Go duration is added to every request"
+    )
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _serving_needs_perf(self) -> Service:
+        if self.kind != "loadgen" and self.perf is None:
+            raise ValueError(f"service {self.name}: serving services need perf parameters")
+        return self
+
+
+class Edge(Strict):
+    caller: str
+    callee: str
+    calls: float = Field(gt=0, description="calls to callee per request served by caller")
+    hard: bool = True
+    timeout_ms: float = Field(default=5000, gt=0)
+    retries: int = Field(default=0, ge=0)
+    addr_env: str | None = Field(default=None, description="caller env var holding callee address")
+    ops: list[str] = Field(default_factory=list)
+
+
+class Route(Strict):
+    """An entry-point request type; weights follow the load generator's task mix."""
+
+    name: str
+    path: str
+    weight: float = Field(gt=0)
+    calls: dict[str, float] = Field(default_factory=dict)
+    soft: list[str] = Field(default_factory=list)
+
+
+class Node(Strict):
+    name: str
+    zone: str
+
+
+class LoadGen(Strict):
+    service: str
+    users: int = Field(gt=0)
+    wait_s: tuple[float, float]
+    requests_per_task: float = Field(gt=0, description="entry-point HTTP requests per user task")
+    diurnal_amplitude: float = Field(default=0.15, ge=0, lt=1)
+    noise: float = Field(default=0.05, ge=0, lt=1)
+
+
+class App(Strict):
+    name: str
+    title: str
+    version: str
+    source: str
+    namespace: str
+    entrypoint: str
+    loadgen: LoadGen
+    nodes: list[Node]
+    services: list[Service]
+    edges: list[Edge]
+    routes: list[Route]
+    notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> App:
+        names = [s.name for s in self.services]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate service names")
+        known = set(names)
+        if self.entrypoint not in known:
+            raise ValueError(f"entrypoint {self.entrypoint!r} is not a service")
+        for e in self.edges:
+            for n in (e.caller, e.callee):
+                if n not in known:
+                    raise ValueError(f"edge {e.caller}->{e.callee}: unknown service {n!r}")
+        for r in self.routes:
+            for n in [*r.calls, *r.soft]:
+                if n not in known:
+                    raise ValueError(f"route {r.name}: unknown service {n!r}")
+        return self
+
+    def service(self, name: str) -> Service:
+        for s in self.services:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    @property
+    def serving(self) -> list[Service]:
+        """Services that serve requests (everything except the load generator), in catalog order."""
+        return [s for s in self.services if s.kind != "loadgen"]
+
+
+# -- faults ---------------------------------------------------------------------------------------
+
+Category = Literal[
+    "code", "config", "resource", "network", "dependency", "deployment", "infrastructure"
+]
+Delivery = Literal["change", "direct"]
+
+
+class ProbeSpec(Strict):
+    """The SLI check that shows a fault: healthy iff the measured value is within bound.
+
+    Probes read a service's own share of the symptom, so that a fault elsewhere does not mask a
+    repair: ``error_ratio`` counts errors raised in the service itself (not inherited from callees),
+    ``latency_p95`` the time spent in the service itself, ``edge_error`` transport failures on one
+    edge (refused, dropped, timed out; not errors the callee returns). ``rollout_complete`` and
+    ``no_restarts`` read the deployment's pods; ``node_workloads`` is healthy once no pod is left on
+    the named node while it is NotReady. A service without ready pods fails its SLI probes.
+    """
+
+    kind: Literal[
+        "error_ratio",
+        "latency_p95",
+        "edge_error",
+        "rollout_complete",
+        "no_restarts",
+        "node_workloads",
+    ]
+    service: str = Field(description="service the SLI is read on (the node, for node_workloads)")
+    peer: str | None = None
+    max: float | None = None
+
+
+class Fault(Strict):
+    id: str
+    app: str
+    category: Category
+    delivery: Delivery
+    mechanism: str
+    target: str = Field(description="service (or node, for node mechanisms) the fault acts on")
+    params: dict[str, float | int | str] = Field(default_factory=dict)
+    change: str | None = Field(
+        default=None, description="change-corpus id for change-delivered faults"
+    )
+    affected: list[str] = Field(
+        default_factory=list, description="target plus services showing symptoms"
+    )
+    culprits: list[str] = Field(
+        default_factory=list, description="root-cause entities; default [target]"
+    )
+    probe: ProbeSpec
+    remedies: list[str]
+    summary: str = ""
+
+    @model_validator(mode="after")
+    def _change_needs_corpus(self) -> Fault:
+        if (self.delivery == "change") != (self.change is not None):
+            raise ValueError(
+                f"fault {self.id}: change-delivered faults (and only they) name a change"
+            )
+        return self
+
+
+class Defect(Strict):
+    """What a built image does differently from its parent (interpreted by the simulator)."""
+
+    error_rate: float = 0.0
+    latency_ms: float = 0.0
+    cpu_mult: float = 1.0
+    crash_after_s: float | None = None
+    mem_leak_mib_s: float = 0.0
+    timeouts_ms: dict[str, float] = Field(default_factory=dict)
+    retries: dict[str, int] = Field(default_factory=dict)
+    log: str = ""
+
+
+class Change(Strict):
+    """A commit to a service's source or deploy config, delivered through the build pipeline."""
+
+    id: str
+    service: str
+    kind: Literal["code", "config", "image"]
+    title: str
+    author: str
+    files: list[str]
+    diff: str
+    defect: Defect | None = None
+    env: dict[str, str] = Field(default_factory=dict, description="config changes: env vars set")
+    resources: dict[str, str] = Field(
+        default_factory=dict, description="config changes: limits set"
+    )
+    image_tag: str | None = Field(default=None, description="image changes: tag deployed")
+    readiness_port: int | None = None
+
+
+class AppCatalog(Strict):
+    """Everything the release holds for one app."""
+
+    app: App
+    faults: list[Fault]
+    changes: list[Change]
+
+
+class Release(Strict):
+    """One frozen benchmark release: every app's catalog under one version string."""
+
+    version: str
+    apps: dict[str, AppCatalog]

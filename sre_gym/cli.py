@@ -1,0 +1,174 @@
+"""The ``sre-gym`` command: run episodes, print schedules, score and verify bundles."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+SCORECARD_ROWS = (
+    ("marathon_score", "Marathon-Score", "{:.2f}"),
+    ("correlation", "correlated (share of faults)", "{:.3f}"),
+    ("localization", "localized", "{:.3f}"),
+    ("repair", "repaired", "{:.3f}"),
+    ("n_faults", "faults scheduled", "{}"),
+    ("incidents", "incidents reported", "{}"),
+    ("incident_precision", "incident precision", "{:.3f}"),
+    ("interventions", "interventions", "{}"),
+    ("intervention_risk", "intervention risk", "{:.3f}"),
+    ("forbidden_attempts", "forbidden attempts", "{}"),
+    ("mttd_s", "MTTD (s)", "{:.0f}"),
+    ("mttl_s", "MTTL (s)", "{:.0f}"),
+    ("mttr_s", "MTTR (s)", "{:.0f}"),
+)
+
+
+def format_scorecard(card: dict[str, Any]) -> str:
+    lines = []
+    for key, label, fmt in SCORECARD_ROWS:
+        v = card.get(key)
+        lines.append(f"  {label:<30} {'-' if v is None else fmt.format(v)}")
+    deg = card.get("degradation")
+    if isinstance(deg, dict):
+        ratio = deg.get("ratio")
+        lines.append(f"  {'degraded requests (share)':<30} {deg['share']:.3f}")
+        lines.append(
+            f"  {'degradation vs no-action':<30} {'-' if ratio is None else f'{ratio:.3f}'}"
+        )
+    outcomes = card.get("outcomes", {})
+    lines.append("  outcomes: " + ", ".join(f"{k}={v}" for k, v in outcomes.items()))
+    cost = card.get("cost", {})
+    lines.append("  cost: " + ", ".join(f"{k}={v}" for k, v in cost.items()))
+    return "\n".join(lines)
+
+
+def _run(a: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    import sre_gym  # noqa: F401  (registers the env)
+    from sre_gym.agents import make_agent
+
+    env = gym.make("SREMarathon-v0", app=a.app, bundle_dir=a.bundle_dir)
+    agent = make_agent(a.agent, env=env, seed=a.seed)
+    obs, info = env.reset(seed=a.seed)
+    total = 0.0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(agent(obs, info))
+        total += reward
+        if a.verbose:
+            print(
+                f"invocation {info['invocation']:2d}  reward {reward:+7.3f}  score {info['score']:7.3f}",
+                file=sys.stderr,
+            )
+        if terminated or truncated:
+            break
+    card = info["scorecard"]
+    if a.json:
+        print(
+            json.dumps(
+                {
+                    "app": a.app,
+                    "seed": a.seed,
+                    "agent": a.agent,
+                    "scorecard": card,
+                    "bundle": info.get("bundle"),
+                },
+                sort_keys=True,
+            )
+        )
+    else:
+        print(f"SREMarathon-v0  app={a.app}  seed={a.seed}  agent={a.agent}")
+        print(format_scorecard(card))
+        print(f"  {'sum of rewards':<30} {total:.2f}")
+        if info.get("bundle"):
+            print(f"  bundle: {info['bundle']}")
+    return 0
+
+
+def _schedule(a: argparse.Namespace) -> int:
+    from sre_gym.catalogs import load_catalog
+    from sre_gym.orchestrator import schedule
+
+    sched = schedule(a.app, a.seed)
+    if a.json:
+        print(sched.to_json())
+        return 0
+    faults = {f.id: f for f in load_catalog(a.app).faults}
+    conc = sched.concurrency()
+    print(
+        f"schedule  app={a.app}  seed={a.seed}  faults={len(sched.faults)}  deploys={len(sched.deploys)}  "
+        f"mean concurrency={conc.mean():.2f}  peak={conc.max()}  (ground truth: never shown to agents)"
+    )
+    for sf in sched.faults:
+        f = faults[sf.fault_id]
+        print(
+            f"  {sf.start:5d}s-{sf.end:5d}s  {f.category:<14} {f.delivery:<7} {f.mechanism:<20} {f.target:<22} {sf.fault_id}"
+        )
+    return 0
+
+
+def _score(a: argparse.Namespace) -> int:
+    from sre_gym.bundle import BundleError
+    from sre_gym.scoring import score_bundle
+
+    try:
+        card = score_bundle(a.bundle)
+    except BundleError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(card, sort_keys=True, indent=None if a.json else 2))
+    return 0
+
+
+def _verify(a: argparse.Namespace) -> int:
+    from sre_gym.bundle import BundleError, verify
+
+    try:
+        digest = verify(a.bundle)
+    except BundleError as e:
+        print(f"INVALID: {e}", file=sys.stderr)
+        return 1
+    print(f"OK {digest}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sre_gym.catalogs import APPS
+
+    p = argparse.ArgumentParser(
+        prog="sre-gym", description="SRE-Marathon environments: run, inspect and score."
+    )
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run one episode with a baseline agent and print its scorecard")
+    r.add_argument("--app", default="online-boutique", choices=APPS)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--agent", default="runbook")
+    r.add_argument("--bundle-dir", default=None, help="write a sealed evidence bundle here")
+    r.add_argument("--json", action="store_true", help="print the scorecard as JSON")
+    r.add_argument(
+        "-v", "--verbose", action="store_true", help="print per-invocation rewards to stderr"
+    )
+    r.set_defaults(fn=_run)
+    s = sub.add_parser("schedule", help="print the fault schedule of a seed (ground truth)")
+    s.add_argument("--app", default="online-boutique", choices=APPS)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=_schedule)
+    sc = sub.add_parser("score", help="verify a bundle and re-score it offline")
+    sc.add_argument("bundle")
+    sc.add_argument("--json", action="store_true", help="one-line JSON")
+    sc.set_defaults(fn=_score)
+    v = sub.add_parser("verify", help="check a bundle's seal; exit 1 if anything changed")
+    v.add_argument("bundle")
+    v.set_defaults(fn=_verify)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.fn(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Environments: SREMarathon-v0 (``marathon``)."""

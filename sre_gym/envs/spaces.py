@@ -1,0 +1,102 @@
+"""Gymnasium spaces for tool-call actions and JSON-text observations."""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from sre_gym.tools.specs import TOOLS
+
+PRINTABLE = string.printable  # a str, so the charset order never depends on hashing
+MAX_ACTION_CHARS = 1_000_000
+
+
+def text(max_length: int) -> spaces.Text:
+    """Printable-ASCII text (the env JSON-encodes with ensure_ascii, so every field fits)."""
+    return spaces.Text(max_length=max_length, min_length=0, charset=PRINTABLE)
+
+
+_SAMPLE_QUERIES = (
+    'sum by (service_name) (rate(traces_span_metrics_calls_total{status_code="STATUS_CODE_ERROR"}[1m]))',
+    "kube_deployment_status_replicas_available",
+    "up",
+    "max by (pod) (container_memory_working_set_bytes)",
+)
+_KINDS = ("pods", "deployments", "events", "nodes", "networkpolicies", "replicasets")
+
+
+class ToolCalls(spaces.Space):
+    """An invocation's action: a list of tool calls ``[{"tool": name, "args": {...}}, ...]``.
+
+    The env also accepts the same list as a JSON string, or ``{"calls": [...], "notes": str,
+    "usage": {...}}``. Anything else is accepted too and answered with an error result, so sampling
+    and arbitrary agent output never crash a step. ``sample()`` draws one to three read or report
+    calls with plausible arguments.
+    """
+
+    def __init__(self, max_calls: int = 64, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(shape=None, dtype=None, seed=seed)
+        self.max_calls = max_calls
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def contains(self, x: Any) -> bool:
+        if isinstance(x, str):
+            return len(x) <= MAX_ACTION_CHARS
+        if isinstance(x, dict):
+            x = x.get("calls")
+        return (
+            isinstance(x, list)
+            and len(x) <= self.max_calls
+            and all(
+                isinstance(c, dict)
+                and isinstance(c.get("tool"), str)
+                and isinstance(c.get("args", {}), dict)
+                for c in x
+            )
+        )
+
+    def sample(self, mask: Any = None, probability: Any = None) -> list[dict[str, Any]]:
+        if mask is not None or probability is not None:
+            raise NotImplementedError("ToolCalls.sample does not support masks")
+        g = self.np_random
+        out = []
+        for _ in range(int(g.integers(1, 4))):
+            tool = (
+                "get_alerts",
+                "query_metrics",
+                "k8s_get",
+                "list_changes",
+                "get_topology",
+                "report_incident",
+            )[int(g.integers(0, 6))]
+            if tool == "query_metrics":
+                args: dict[str, Any] = {
+                    "query": _SAMPLE_QUERIES[int(g.integers(0, len(_SAMPLE_QUERIES)))]
+                }
+            elif tool == "k8s_get":
+                args = {"kind": _KINDS[int(g.integers(0, len(_KINDS)))]}
+            elif tool == "report_incident":
+                args = {"alert_ids": [], "root_cause_services": [], "summary": "sampled"}
+            else:
+                args = {}
+            out.append({"tool": tool, "args": args})
+        return out
+
+    def to_jsonable(self, sample_n: Any) -> list[str]:
+        return [s if isinstance(s, str) else json.dumps(s, sort_keys=True) for s in sample_n]
+
+    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
+        return [json.loads(s) for s in sample_n]
+
+    def __repr__(self) -> str:
+        return f"ToolCalls(max_calls={self.max_calls}, tools={len(TOOLS)})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolCalls) and other.max_calls == self.max_calls

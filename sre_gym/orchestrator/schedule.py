@@ -1,0 +1,154 @@
+"""The seeded fault schedule: a pure function of (release, app, seed).
+
+Arrivals are stratified over an intensity that grows through the 60-minute injection window (so load
+ramps up and arrivals do not clump the way a Poisson process would); durations are triangular on 4-12
+minutes with the mode at 4; each arrival takes a catalog fault that does not conflict with what is
+active (one change in flight per deployment, no fault twice at once), preferring faults used least.
+Ordinary deploys are spread over the whole run on services no fault is touching at the time.
+
+The schedule is ground truth: the env never shows it to the agent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from sre_gym.catalogs import RELEASE, load_catalog
+from sre_gym.catalogs.schema import Fault
+from sre_gym.rng import Streams
+
+TICK_S = 15
+INJECT_S = 3600
+EPISODE_S = 5400
+
+
+@dataclass(frozen=True)
+class ScheduleParams:
+    """Calibration of one app's schedule (see the paper's §4: faults per run, concurrency)."""
+
+    n_min: int = 55
+    n_max: int = 61
+    intensity_power: float = 1.0  # arrival density grows like (offset + t/T)^power
+    intensity_offset: float = 1.0
+    min_s: int = 240
+    mode_s: int = 240
+    max_s: int = 720
+    deploys_per_hour: float = 12.0
+
+
+PARAMS: dict[str, ScheduleParams] = {"online-boutique": ScheduleParams()}
+
+
+@dataclass(frozen=True)
+class ScheduledFault:
+    index: int
+    fault_id: str
+    start: int  # seconds after the episode start
+    end: int  # revert time, seconds after the episode start
+
+    @property
+    def duration(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class ScheduledDeploy:
+    change_id: str
+    time: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    release: str
+    app: str
+    seed: int
+    faults: tuple[ScheduledFault, ...]
+    deploys: tuple[ScheduledDeploy, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "release": self.release,
+            "app": self.app,
+            "seed": self.seed,
+            "faults": [asdict(f) for f in self.faults],
+            "deploys": [asdict(d) for d in self.deploys],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def concurrency(self, step: int = TICK_S) -> np.ndarray:
+        """Active faults at every tick of the injection window."""
+        grid = np.arange(0, INJECT_S, step)
+        s = np.array([f.start for f in self.faults])
+        e = np.array([f.end for f in self.faults])
+        if not len(s):
+            return np.zeros(len(grid), dtype=int)
+        return ((s[None, :] <= grid[:, None]) & (grid[:, None] < e[None, :])).sum(axis=1)
+
+
+def _conflicts(a: Fault, b: Fault) -> bool:
+    if a.id == b.id:
+        return True
+    if a.delivery == "change" and b.delivery == "change" and a.target == b.target:
+        return True
+    return a.mechanism == b.mechanism and a.target == b.target
+
+
+def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
+    """The fault and deploy schedule of one marathon (same inputs, same schedule, everywhere)."""
+    cat = load_catalog(app)
+    prm = PARAMS[app]
+    g = Streams(release, app, int(seed)).gen("schedule")
+    n = int(g.integers(prm.n_min, prm.n_max + 1))
+    k, a = prm.intensity_power, prm.intensity_offset
+    u = (np.arange(n) + g.random(n)) / n
+    lo, hi = a ** (k + 1), (a + 1) ** (k + 1)
+    starts = ((lo + u * (hi - lo)) ** (1 / (k + 1)) - a) * INJECT_S
+    starts = np.minimum((starts // TICK_S) * TICK_S, INJECT_S - TICK_S).astype(int)
+    durs = g.triangular(prm.min_s, prm.mode_s, prm.max_s, n)
+    durs = np.clip((durs // TICK_S) * TICK_S, prm.min_s, prm.max_s).astype(int)
+    picks = g.random(n)
+    faults = list(cat.faults)
+    uses = {f.id: 0 for f in faults}
+    active: list[tuple[int, Fault]] = []
+    out: list[ScheduledFault] = []
+    for i in range(n):
+        s, d = int(starts[i]), int(durs[i])
+        active = [(e, f) for e, f in active if e > s]
+        ok = [f for f in faults if not any(_conflicts(f, af) for _, af in active)]
+        if not ok:
+            continue
+        least = min(uses[f.id] for f in ok)
+        pool = [f for f in ok if uses[f.id] == least]
+        f = pool[int(picks[i] * len(pool))]
+        uses[f.id] += 1
+        active.append((s + d, f))
+        out.append(ScheduledFault(len(out), f.id, s, s + d))
+    # ordinary deploys on services untouched by any fault around that time
+    named = {f.change for f in faults if f.change}
+    benign = [c for c in cat.changes if c.id not in named]
+    deploys: list[ScheduledDeploy] = []
+    by_id = {f.id: f for f in faults}
+    if benign:
+        m = int(round(prm.deploys_per_hour * EPISODE_S / 3600))
+        times = ((np.arange(m) + g.random(m)) / m * (EPISODE_S - 300) // TICK_S * TICK_S).astype(
+            int
+        )
+        choice = g.random(m)
+        for t, c in zip(times, choice, strict=True):
+            busy = {
+                by_id[sf.fault_id].target for sf in out if sf.start - 120 <= t < sf.end + 120
+            } | {
+                svc
+                for sf in out
+                if sf.start - 120 <= t < sf.end + 120
+                for svc in by_id[sf.fault_id].affected
+            }
+            pool = [ch for ch in benign if ch.service not in busy]
+            if pool:
+                deploys.append(ScheduledDeploy(pool[int(c * len(pool))].id, int(t)))
+    return Schedule(release, app, int(seed), tuple(out), tuple(deploys))

@@ -1,0 +1,308 @@
+"""The staged scorer: Marathon-Score and its companions, computed only from evidence.
+
+Per injected fault f, in order:
+- correlated: f is matched (one-to-one, maximum total credit) to a reported incident that contains an
+  alert attributable to f: it started firing inside f's window plus the grace period, on an entity in
+  f's affected scope;
+- localized: the matched incident's final root-cause set equals f's culprits and its artifact matches
+  one of f's artifact aliases (a commit may be given by any prefix of 7 or more hex digits);
+- repaired: an executed intervention that cites the matched incident and acts on f's scope, after
+  which f's symptom probe is healthy and stays healthy for the hold period, all before the revert (or,
+  if the probe never failed, the artifact is gone before the revert).
+Credit(f) = w_c*C + w_l*C*L + w_r*C*L*R; Marathon-Score = 100 * mean credit over every scheduled fault
+minus the penalty per blocked forbidden operation. Scoring evidence cut at time t gives the score as
+of t, so per-step rewards (score differences) sum to the final score.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sre_gym.bundle.evidence import Evidence
+from sre_gym.scoring.config import ScoringConfig
+from sre_gym.scoring.matching import max_weight_matching
+
+OUTCOMES = (
+    "handled",
+    "repaired_not_handled",
+    "acted_without_repair",
+    "located_without_action",
+    "correlated_only",
+    "missed",
+)
+_HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def norm(s: object) -> str:
+    return str(s).strip().lower()
+
+
+def artifact_matches(reported: str | None, aliases: list[str], commit: str | None) -> bool:
+    if not reported:
+        return False
+    r = norm(reported)
+    if r in aliases:
+        return True
+    return bool(commit and _HEX.match(r) and commit.startswith(r))
+
+
+@dataclass
+class _Incident:
+    id: str
+    order: int
+    reported_at: float
+    alerts: dict[str, float] = field(default_factory=dict)  # alert id -> time it joined
+    culprits: frozenset[str] = frozenset()
+    artifact: str | None = None
+    located_at: float = 0.0  # time the final (culprits, artifact) pair was set
+    status: str = "open"
+
+
+def _incidents(events: list[dict], cutoff: float) -> list[_Incident]:
+    out: dict[str, _Incident] = {}
+    for e in events:
+        if e["type"] != "incident" or e["t"] > cutoff:
+            continue
+        inc = out.get(e["id"])
+        if inc is None:
+            inc = out[e["id"]] = _Incident(e["id"], len(out), e["t"])
+        for a in e["alerts"]:
+            inc.alerts.setdefault(a, e["t"])
+        cul = frozenset(norm(c) for c in e["culprits"])
+        art = e.get("artifact")
+        if cul != inc.culprits or art != inc.artifact:
+            inc.culprits, inc.artifact, inc.located_at = cul, art, e["t"]
+        inc.status = e["status"]
+    return list(out.values())
+
+
+def _ceil_to(t: float, origin: float, step: float) -> float:
+    return origin + math.ceil((t - origin) / step - 1e-9) * step
+
+
+def score(
+    evidence: Evidence, cutoff: float | None = None, config: ScoringConfig | None = None
+) -> dict:
+    """Scorecard of the evidence as of ``cutoff`` (default: everything recorded)."""
+    cfg = config or ScoringConfig.from_dict(evidence.manifest["scoring"])
+    man = evidence.manifest
+    ev = evidence.events
+    cut = float("inf") if cutoff is None else float(cutoff)
+    n_sched = int(man["n_faults"])
+    ep0 = float(man["episode_start"])
+    tick_s = float(man["tick_s"])
+    t0 = float(man["t0"])
+    probe = evidence.arrays.get("probe")
+    artifact = evidence.arrays.get("artifact")
+    cut_tick = (
+        math.floor((cut - t0) / tick_s)
+        if math.isfinite(cut)
+        else (probe.shape[1] - 1 if probe is not None else -1)
+    )
+
+    faults = [e for e in ev if e["type"] == "injection" and e["t"] <= cut]
+    alerts = {e["id"]: e for e in ev if e["type"] == "alert" and e["t"] <= cut}
+    incidents = _incidents(ev, cut)
+    interventions = [e for e in ev if e["type"] == "intervention" and e["t"] <= cut]
+    forbidden = [e for e in ev if e["type"] == "forbidden" and e["t"] <= cut]
+    by_inc: dict[str, list[dict]] = {}
+    for x in interventions:
+        by_inc.setdefault(x.get("incident_id") or "", []).append(x)
+
+    nf, ni = len(faults), len(incidents)
+    C = np.zeros((nf, ni), dtype=bool)
+    C_t = np.full((nf, ni), np.inf)
+    L = np.zeros((nf, ni), dtype=bool)
+    R = np.zeros((nf, ni), dtype=bool)
+    R_t = np.full((nf, ni), np.inf)
+    scopes = [set(norm(s) for s in (*f["affected"], *f["culprits"])) for f in faults]
+    for a, f in enumerate(faults):
+        lo, hi = f["start"], f["end"] + cfg.attribution_grace_s
+        culprits = frozenset(norm(c) for c in f["culprits"])
+        for b, inc in enumerate(incidents):
+            for aid, joined in inc.alerts.items():
+                al = alerts.get(aid)
+                if al is None or not (lo <= al["t"] <= hi):
+                    continue
+                if scopes[a].intersection(norm(x) for x in al["entities"]):
+                    C[a, b] = True
+                    C_t[a, b] = min(C_t[a, b], max(joined, al["t"]))
+            if not C[a, b]:
+                continue
+            L[a, b] = inc.culprits == culprits and artifact_matches(
+                inc.artifact, f["artifacts"], f.get("commit")
+            )
+            if L[a, b]:
+                rt = _repair_time(
+                    f, by_inc.get(inc.id, []), scopes[a], probe, artifact, cfg, t0, tick_s, cut_tick
+                )
+                if rt is not None:
+                    R[a, b], R_t[a, b] = True, rt
+    wc, wl, wr = cfg.w_correlation, cfg.w_localization, cfg.w_repair
+    credit = C * (wc + wl * L + wr * (L & R))
+    pairs = max_weight_matching(np.round(credit * 1e6))
+    matched = dict(pairs)
+    total = sum(credit[a, b] for a, b in pairs)
+    forb = len(forbidden)
+    marathon = 100.0 * total / n_sched - cfg.forbidden_penalty * forb if n_sched else 0.0
+
+    # times to each stage (medians over faults reaching it, at invocation resolution)
+    ttd, ttl, ttr = [], [], []
+    outcomes = dict.fromkeys(OUTCOMES, 0)
+    acted = _acted(faults, interventions, scopes)
+    repaired_any = [
+        _repair_time(
+            f,
+            [x for x in interventions if x.get("target") is not None],
+            scopes[a],
+            probe,
+            artifact,
+            cfg,
+            t0,
+            tick_s,
+            cut_tick,
+        )
+        is not None
+        for a, f in enumerate(faults)
+    ]
+    for a, f in enumerate(faults):
+        b = matched.get(a)
+        c = b is not None and C[a, b]
+        loc = c and L[a, b]
+        rep = loc and R[a, b]
+
+        def stage_time(t: float, f: dict = f) -> float:
+            return _ceil_to(t, ep0, cfg.invocation_s) - f["start"]
+
+        if c:
+            ttd.append(stage_time(C_t[a, b]))
+        if loc:
+            ttl.append(stage_time(max(incidents[b].located_at, C_t[a, b])))
+        if rep:
+            ttr.append(stage_time(R_t[a, b]))
+        if rep:
+            outcomes["handled"] += 1
+        elif repaired_any[a]:
+            outcomes["repaired_not_handled"] += 1
+        elif acted[a]:
+            outcomes["acted_without_repair"] += 1
+        elif loc:
+            outcomes["located_without_action"] += 1
+        elif c:
+            outcomes["correlated_only"] += 1
+        else:
+            outcomes["missed"] += 1
+    outcomes["missed"] += max(n_sched - nf, 0) if cutoff is None else 0
+
+    n_corr = sum(1 for a, b in pairs if C[a, b])
+    n_loc = sum(1 for a, b in pairs if L[a, b])
+    n_rep = sum(1 for a, b in pairs if L[a, b] and R[a, b])
+    n_int = len(interventions)
+    risky = sum(1 for x in interventions if not x.get("in_scope", False))
+    usage = [e for e in ev if e["type"] == "usage" and e["t"] <= cut]
+    calls = [e for e in ev if e["type"] == "tool_call" and e["t"] <= cut]
+    return {
+        "marathon_score": float(marathon),
+        "correlation": n_corr / n_sched if n_sched else 0.0,
+        "localization": n_loc / n_sched if n_sched else 0.0,
+        "repair": n_rep / n_sched if n_sched else 0.0,
+        "n_faults": n_sched,
+        "n_injected": nf,
+        "forbidden_attempts": forb,
+        "interventions": n_int,
+        "intervention_risk": (risky + forb) / (n_int + forb) if (n_int + forb) else 0.0,
+        "incidents": ni,
+        "incident_precision": len({b for a, b in pairs}) / ni if ni else 0.0,
+        "mttd_s": _median(ttd),
+        "mttl_s": _median(ttl),
+        "mttr_s": _median(ttr),
+        "outcomes": outcomes,
+        "degradation": _degradation(evidence, cut),
+        "cost": {
+            "tool_calls": len(calls),
+            "invalid_calls": sum(1 for e in calls if not e.get("ok", False)),
+            "model_calls": int(sum(e.get("model_calls", 0) for e in usage)),
+            "input_tokens": int(sum(e.get("input_tokens", 0) for e in usage)),
+            "output_tokens": int(sum(e.get("output_tokens", 0) for e in usage)),
+            "dollars": float(sum(e.get("dollars", 0.0) for e in usage)),
+        },
+        "scoring_version": cfg.version,
+    }
+
+
+def _median(xs: list[float]) -> float | None:
+    return float(np.median(xs)) if xs else None
+
+
+def _fits(x: dict, scope: set[str], f: dict) -> bool:
+    """Does an intervention act on the fault: its workload is in scope, or it removes an artifact."""
+    tgt = x.get("target")
+    return (tgt is not None and norm(tgt) in scope) or norm(x.get("object", "")) in f["artifacts"]
+
+
+def _acted(faults: list[dict], interventions: list[dict], scopes: list[set[str]]) -> list[bool]:
+    return [
+        any(f["start"] <= x["t"] < f["end"] and _fits(x, scopes[a], f) for x in interventions)
+        for a, f in enumerate(faults)
+    ]
+
+
+def _repair_time(f, xs, scope, probe, artifact, cfg, t0, tick_s, cut_tick) -> float | None:
+    """Recovery time of f after the first fitting intervention in ``xs`` that leads to one."""
+    if probe is None:
+        return None
+    i = f["index"]
+    start_k = int(math.ceil((f["start"] - t0) / tick_s))
+    end_k = int(math.ceil((f["end"] - t0) / tick_s))  # first tick at or after the revert
+    hold = int(math.ceil(cfg.repair_hold_s / tick_s))
+    row = probe[i]
+    for x in sorted(xs, key=lambda x: x["t"]):
+        if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scope, f):
+            continue
+        k = int(math.floor((x["t"] - t0) / tick_s)) + 1  # first tick after the intervention
+        last = min(end_k - 1, cut_tick)
+        never_failed = bool((row[start_k:k] == 1).all())
+        if never_failed and artifact is not None:
+            gone = np.nonzero(artifact[i, k : last + 1] == 0)[0]
+            if len(gone):
+                return t0 + (k + int(gone[0])) * tick_s
+            continue
+        seg = row[k : last + 1]
+        ok = np.nonzero(seg == 1)[0]
+        for j in ok:
+            r = k + int(j)
+            if r + hold > last:
+                break
+            if (row[r : r + hold + 1] == 1).all():
+                return t0 + r * tick_s
+    return None
+
+
+def _degradation(evidence: Evidence, cut: float) -> dict | None:
+    entry = evidence.arrays.get("entry")
+    base = evidence.arrays.get("entry_noaction")
+    if entry is None:
+        return None
+    man = evidence.manifest
+    t0, tick_s = float(man["t0"]), float(man["tick_s"])
+    k0 = int((float(man["episode_start"]) - t0) // tick_s)
+    k1 = min(entry.shape[0], int((min(cut, float(man["episode_end"])) - t0) // tick_s) + 1)
+    seg = entry[k0:k1]
+    degraded = float((seg[:, 0] * np.minimum(1.0, seg[:, 1] + seg[:, 2])).sum() * tick_s)
+    total = float(seg[:, 0].sum() * tick_s)
+    out = {
+        "degraded_requests": degraded,
+        "requests": total,
+        "share": degraded / total if total else 0.0,
+        "ratio": None,
+    }
+    if base is not None:
+        b = base[k0:k1]
+        base_deg = float((b[:, 0] * np.minimum(1.0, b[:, 1] + b[:, 2])).sum() * tick_s)
+        out["noaction_degraded_requests"] = base_deg
+        out["ratio"] = degraded / base_deg if base_deg > 0 else None
+    return out

@@ -1,0 +1,1 @@
+"""The embedded simulator: cluster state, traffic dynamics, pods, rollouts and telemetry writers."""

@@ -1,0 +1,677 @@
+"""SimCluster: the simulated application on Kubernetes, advanced tick by tick.
+
+The cluster owns state (deployments, pods, nodes, policies, images), writes telemetry into its TSDB
+every tick, and exposes the operations that tools and the orchestrator perform. It knows nothing about
+faults or scores: the orchestrator changes the world through the same kinds of operations a person
+would (a deploy, a policy, a stressed pod), and the dynamics do the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sre_gym.catalogs import RELEASE
+from sre_gym.catalogs.schema import Change, parse_cpu, parse_mem
+from sre_gym.rng import Streams, stable_hash
+from sre_gym.sim import dynamics
+from sre_gym.sim import pods as P
+from sre_gym.sim.controller import k8s_suffix, pick_node, reconcile
+from sre_gym.sim.metrics import MetricWriter
+from sre_gym.sim.state import (
+    EPOCH,
+    Deployment,
+    Image,
+    NetworkPolicy,
+    Node,
+    Profile,
+    Revision,
+    Template,
+    World,
+    compile_profile,
+    initial_template,
+    rfc3339,
+)
+from sre_gym.sim.topology import compile_topology
+from sre_gym.telemetry.tsdb import TSDB
+
+TICK_S = 15
+WARMUP_S = 600
+EPISODE_S = 5400
+
+
+class SimError(ValueError):
+    """An operation the cluster refuses (unknown object, invalid value); state is unchanged."""
+
+
+@dataclass
+class ChangeRecord:
+    """A deploy that went through the pipeline, as `list_changes` shows it."""
+
+    sha: str
+    service: str
+    kind: str
+    title: str
+    author: str
+    time: float
+    files: list[str]
+    diff: str
+    image: str
+    revision: int
+    pipeline: dict[str, str]
+    change_id: str  # catalog id (hidden from agents)
+
+
+class SimCluster:
+    def __init__(
+        self, app: str, seed: int, *, release: str = RELEASE, horizon_s: int = WARMUP_S + EPISODE_S
+    ) -> None:
+        self.app_name = app
+        self.seed = int(seed)
+        self.release = release
+        self.topo = topo = compile_topology(app)
+        self.streams = Streams(release, app, seed)
+        self.t0 = EPOCH
+        self.capacity = horizon_s // TICK_S + 1
+        self.tsdb = TSDB(t0=EPOCH, tick_s=TICK_S, capacity=self.capacity)
+        self.tick = 0  # next tick to simulate
+        self.now = float(EPOCH - TICK_S)  # time of the last simulated tick
+        app_cat = topo.app
+        deps = [
+            Deployment(
+                name=s.name,
+                index=i,
+                container=s.container,
+                replicas=s.replicas,
+                revisions=[
+                    Revision(1, initial_template(topo, s.name), "initial deploy", float(EPOCH))
+                ],
+            )
+            for i, s in enumerate(
+                [*app_cat.serving, *[x for x in app_cat.services if x.kind == "loadgen"]]
+            )
+        ]
+        images = {s.image: Image(s.image, s.name, None, None) for s in app_cat.services}
+        self.world = World(
+            deployments=deps,
+            nodes=[Node(n.name, n.zone) for n in app_cat.nodes],
+            images=images,
+            secrets={
+                "redis-cart-auth": {"password": stable_hash("secret", seed)},
+                "payment-gateway-credentials": {"api-key": stable_hash("pay", seed)},
+            },
+            configmaps={"kube-root-ca.crt": {"ca.crt": "-----BEGIN CERTIFICATE-----..."}},
+        )
+        self.pods = P.PodTable()
+        self.profiles: list[Profile] = []
+        self._profile_ids: dict[tuple[int, Template], int] = {}
+        self._prof_version = -1
+        self.changes: list[ChangeRecord] = []
+        self._actions: list[tuple[float, int, Callable[[float], None]]] = []
+        self._action_seq = 0
+        self.tick_hooks: list[Callable[[int, dynamics.TickOut], None]] = []
+        n = topo.n
+        self.dep_mem_base = np.append(topo.mem_base, [120.0] * (len(deps) - n))
+        self.dep_startup = np.append(topo.startup_s, [5.0] * (len(deps) - n))
+        self.last_exit = np.full(len(deps), -np.inf)
+        self.prev_attempts = np.ones((n, n))
+        cap = self.capacity
+        g = self.streams.gen("telemetry-noise")
+        self._noise = g.standard_normal((cap, 2 * n))
+        n_edges = int(np.count_nonzero(topo.calls))
+        self._unif = self.streams.gen("telemetry-rounding").random((cap, 3 * n + n_edges))
+        lg = app_cat.loadgen
+        self._load_noise = self.streams.gen("load-noise").standard_normal(cap)
+        self._load_phase = float(self.streams.gen("load-phase").random() * 2 * np.pi)
+        self.base_rps = (
+            lg.users / (0.5 * (lg.wait_s[0] + lg.wait_s[1]) + 0.3) * lg.requests_per_task
+        )
+        # per-tick records (for logs, SLI probes and evidence)
+        self.rec_served = np.zeros((cap, n))
+        self.rec_err = np.zeros((cap, n))
+        self.rec_own_err = np.zeros((cap, n))
+        self.rec_lat = np.zeros((cap, n))
+        self.rec_edge_fail = np.zeros((cap, n, n))
+        self.rec_edge_kind = np.zeros((cap, n, n), dtype=np.int8)
+        self.rec_edge_att = np.zeros((cap, n, n))
+        self.rec_entry = np.zeros((cap, 3))  # requests/s, failed share, slow share
+        self.rec_log = np.zeros((cap, n), dtype=np.int16)
+        self.log_messages: list[str] = [""]
+        self.metrics = MetricWriter(self, self.tsdb)
+        for d in deps:
+            self._profile_of(d, d.current.template)
+            reconcile(self, d, float(EPOCH - 30))
+
+    # ------------------------------------------------------------------ profiles
+    def _profile_of(self, dep: Deployment, tpl: Template) -> int:
+        key = (dep.index, tpl)
+        pid = self._profile_ids.get(key)
+        if pid is None:
+            pid = self._profile_ids[key] = len(self.profiles)
+            self.profiles.append(compile_profile(self.topo, dep, tpl, self.world.images))
+            msg = self.profiles[-1].log
+            if msg and msg not in self.log_messages:
+                self.log_messages.append(msg)
+        return pid
+
+    def _profile_arrays(self) -> None:
+        if self._prof_version == len(self.profiles):
+            return
+        ps = self.profiles
+        self.prof_err = np.array([p.err for p in ps])
+        self.prof_lat = np.array([p.lat_ms for p in ps])
+        self.prof_cpu_mult = np.array([p.cpu_mult for p in ps])
+        self.prof_crash_after = np.array([p.crash_after for p in ps])
+        self.prof_leak = np.array([p.leak for p in ps])
+        self.prof_cpu_limit = np.array([p.cpu_limit for p in ps])
+        self.prof_mem_limit = np.array([p.mem_limit for p in ps])
+        self.prof_image_ok = np.array([p.image_ok for p in ps])
+        self.prof_probe_ok = np.array([p.probe_ok for p in ps])
+        self.prof_timeout = np.array([p.timeout_ms for p in ps])
+        self.prof_retries = np.array([p.retries for p in ps])
+        self.prof_addr_bad = np.array([p.addr_bad for p in ps])
+        self.prof_log = np.array([self.log_messages.index(p.log) if p.log else 0 for p in ps])
+        self._prof_version = len(ps)
+
+    # ------------------------------------------------------------------ time
+    def at(self, t: float, fn: Callable[[float], None]) -> None:
+        """Run ``fn(t)`` just before the first tick at or after time ``t``."""
+        self._actions.append((float(t), self._action_seq, fn))
+        self._action_seq += 1
+        self._actions.sort(key=lambda a: (a[0], a[1]))
+
+    def time_of_tick(self, tick: int) -> float:
+        return float(self.t0 + tick * TICK_S)
+
+    def advance_to(self, t: float) -> None:
+        """Simulate every tick with timestamp <= t (chunking never changes results)."""
+        while self.tick < self.capacity and self.time_of_tick(self.tick) <= t:
+            self._step()
+
+    def _step(self) -> None:
+        tick = self.tick
+        t = self.time_of_tick(tick)
+        while self._actions and self._actions[0][0] <= t:
+            at, _, fn = self._actions.pop(0)
+            fn(at)
+        self._profile_arrays()
+        world, pods = self.world, self.pods
+        node_ready = np.array([nd.ready for nd in world.nodes] + [False])
+        node_down = np.array(
+            [nd.down_since if nd.down_since is not None else np.inf for nd in world.nodes]
+            + [np.inf]
+        )
+        changed = P.lifecycle(
+            pods,
+            t,
+            prof_image_ok=self.prof_image_ok,
+            prof_probe_ok=self.prof_probe_ok,
+            prof_crash_after=self.prof_crash_after,
+            prof_leak=self.prof_leak,
+            prof_mem_limit=self.prof_mem_limit,
+            dep_mem_base=self.dep_mem_base,
+            dep_startup=self.dep_startup,
+            node_ready=node_ready,
+            node_down_since=node_down,
+        )
+        self._lifecycle_events(t, changed)
+        for d in world.deployments:
+            if d.dirty:
+                reconcile(self, d, t)
+        self._profile_arrays()
+        rows = pods.live()
+        n = self.topo.n
+        blocked = np.zeros((n, n), dtype=bool)
+        for np_ in world.netpols:
+            blocked[self.topo.index[np_.source], self.topo.index[np_.denied]] = True
+        rel = t - EPOCH
+        lg = self.topo.app.loadgen
+        rps = self.base_rps * (
+            1 + lg.diurnal_amplitude * np.sin(2 * np.pi * rel / 14400 + self._load_phase)
+        )
+        rps *= 1 + lg.noise * self._load_noise[tick]
+        out = dynamics.step(
+            self.topo,
+            entry_rps=float(max(rps, 0.0)),
+            prev_attempts=self.prev_attempts,
+            rows=rows,
+            pod_dep=pods.dep,
+            pod_ready=pods.ready,
+            pod_prof=pods.prof,
+            pod_hog=pods.hog,
+            pod_delay=pods.delay,
+            prof_err=self.prof_err,
+            prof_lat=self.prof_lat,
+            prof_cpu_mult=self.prof_cpu_mult,
+            prof_cpu_limit=self.prof_cpu_limit,
+            prof_timeout=self.prof_timeout,
+            prof_retries=self.prof_retries,
+            prof_addr_bad=self.prof_addr_bad,
+            blocked=blocked,
+            n_pod_rows=pods.n,
+        )
+        self.prev_attempts = out.attempts
+        self.metrics.write(tick, out, self._noise[tick], self._unif[tick])
+        self.rec_served[tick] = out.served
+        self.rec_err[tick] = out.err
+        self.rec_own_err[tick] = out.own_err
+        self.rec_lat[tick] = out.lat
+        self.rec_edge_fail[tick] = out.edge_fail
+        self.rec_edge_kind[tick] = out.edge_kind
+        self.rec_edge_att[tick] = out.edge_att
+        self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
+        ready_rows = rows[pods.ready[rows] & (pods.dep[rows] < n)]
+        if len(ready_rows):
+            np.maximum.at(
+                self.rec_log[tick], pods.dep[ready_rows], self.prof_log[pods.prof[ready_rows]]
+            )
+        self.tsdb.commit(tick)
+        self.now = t
+        self.tick += 1
+        for hook in self.tick_hooks:
+            hook(tick, out)
+
+    def _lifecycle_events(self, t: float, ch: dict[str, np.ndarray]) -> None:
+        w, p = self.world, self.pods
+        for r in ch["started"]:
+            name = p.names[r]
+            img = w.deployments[p.dep[r]].revision(int(p.rev[r]))
+            w.event(
+                t,
+                "Normal",
+                "Started",
+                "Pod",
+                name,
+                f"Started container {w.deployments[p.dep[r]].container}",
+            )
+            if img is not None:
+                w.event(
+                    t,
+                    "Normal",
+                    "Pulled",
+                    "Pod",
+                    name,
+                    f'Container image "{img.template.image}" already present on machine',
+                )
+        for r in ch["image_fail"]:
+            img = w.deployments[p.dep[r]].revision(int(p.rev[r]))
+            ref = img.template.image if img else "?"
+            w.event(
+                t,
+                "Warning",
+                "Failed",
+                "Pod",
+                p.names[r],
+                f'Failed to pull image "{ref}": rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": not found',
+            )
+            w.event(t, "Normal", "BackOff", "Pod", p.names[r], f'Back-off pulling image "{ref}"')
+        for r in ch["oom"]:
+            self.last_exit[p.dep[r]] = t
+            w.event(
+                t,
+                "Warning",
+                "OOMKilling",
+                "Node",
+                self._node_name(r),
+                f"Memory cgroup out of memory: Killed process (container {w.deployments[p.dep[r]].container}) in pod {p.names[r]}",
+            )
+            w.event(
+                t, "Warning", "BackOff", "Pod", p.names[r], "Back-off restarting failed container"
+            )
+        for r in ch["crash"]:
+            self.last_exit[p.dep[r]] = t
+            w.event(
+                t, "Warning", "BackOff", "Pod", p.names[r], "Back-off restarting failed container"
+            )
+        for r in ch["probe_fail"]:
+            dep = w.deployments[p.dep[r]]
+            port = (
+                dep.revision(int(p.rev[r])).template.readiness_port
+                if dep.revision(int(p.rev[r]))
+                else None
+            )
+            w.event(
+                t,
+                "Warning",
+                "Unhealthy",
+                "Pod",
+                p.names[r],
+                f'Readiness probe failed: timeout: failed to connect service ":{port}" within 1s: context deadline exceeded',
+            )
+        for r in ch["evicted"]:
+            w.event(
+                t,
+                "Normal",
+                "TaintManagerEviction",
+                "Pod",
+                p.names[r],
+                f"Marking for deletion Pod {self.topo.app.namespace}/{p.names[r]}",
+            )
+            w.deployments[p.dep[r]].dirty = True
+        for r in ch["gone"]:
+            w.deployments[p.dep[r]].dirty = True
+
+    def _node_name(self, r: int) -> str:
+        i = self.pods.node[r]
+        return self.world.nodes[i].name if i >= 0 else "<none>"
+
+    # ------------------------------------------------------------------ pods (controller side)
+    def create_pod(self, dep: Deployment, t: float) -> int:
+        dep.serial += 1
+        rev = dep.current
+        rs_hash = k8s_suffix(10, self.release, self.seed, "rs", dep.name, rev.number)
+        name = f"{dep.name}-{rs_hash}-{k8s_suffix(5, self.release, self.seed, 'pod', dep.name, dep.serial)}"
+        node = pick_node(self, dep)
+        pid = self._profile_of(dep, rev.template)
+        row = self.pods.add(name, dep.index, rev.number, pid, node, t)
+        self.world.event(
+            t,
+            "Normal",
+            "SuccessfulCreate",
+            "ReplicaSet",
+            f"{dep.name}-{rs_hash}",
+            f"Created pod: {name}",
+        )
+        if node >= 0:
+            self.world.event(
+                t,
+                "Normal",
+                "Scheduled",
+                "Pod",
+                name,
+                f"Successfully assigned {self.topo.app.namespace}/{name} to {self.world.nodes[node].name}",
+            )
+        else:
+            self.world.event(
+                t,
+                "Warning",
+                "FailedScheduling",
+                "Pod",
+                name,
+                "0/4 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/unreachable: }.",
+            )
+        return row
+
+    def delete_pod_row(self, r: int, t: float, reason: str = "Killing") -> None:
+        p = self.pods
+        if not p.alive[r] or p.state[r] == P.TERMINATING:
+            return
+        p.terminate(r, t)
+        dep = self.world.deployments[p.dep[r]]
+        self.world.event(
+            t, "Normal", "Killing", "Pod", p.names[r], f"Stopping container {dep.container}"
+        )
+        dep.dirty = True
+
+    # ------------------------------------------------------------------ status views
+    def deployment_status(self) -> dict[str, np.ndarray]:
+        p = self.pods
+        nd = len(self.world.deployments)
+        live = p.live()
+        dep = p.dep[live]
+        cur = np.array([d.current.number for d in self.world.deployments])
+        replicas = np.bincount(dep, minlength=nd).astype(float)
+        available = np.bincount(dep[p.ready[live]], minlength=nd).astype(float)
+        updated = np.bincount(dep[p.rev[live] == cur[dep]], minlength=nd).astype(float)
+        spec = np.array([d.replicas for d in self.world.deployments], dtype=float)
+        gen = np.array([d.generation for d in self.world.deployments], dtype=float)
+        return {
+            "spec_replicas": spec,
+            "status_replicas": replicas,
+            "status_replicas_available": available,
+            "status_replicas_unavailable": np.maximum(spec - available, 0.0),
+            "status_replicas_updated": updated,
+            "metadata_generation": gen,
+            "status_observed_generation": gen,
+        }
+
+    def waiting_count(self) -> np.ndarray:
+        """Pods per deployment whose container is waiting (creating, back-off, image pull)."""
+        p = self.pods
+        live = p.live()
+        st = p.state[live]
+        waiting = (st == P.BACKOFF) | (st == P.IMAGE_WAIT) | (st == P.PENDING)
+        return np.bincount(p.dep[live][waiting], minlength=len(self.world.deployments))
+
+    # ------------------------------------------------------------------ operations
+    def _dep(self, name: str) -> Deployment:
+        d = self.world.deployment(name)
+        if d is None:
+            known = ", ".join(x.name for x in self.world.deployments)
+            raise SimError(f"deployment {name!r} not found (known: {known})")
+        return d
+
+    def _new_revision(
+        self, dep: Deployment, tpl: Template, cause: str, t: float, commit: str | None = None
+    ) -> Revision:
+        if tpl == dep.current.template:
+            return dep.current
+        rev = Revision(max(r.number for r in dep.revisions) + 1, tpl, cause, t, commit)
+        dep.revisions.append(rev)
+        dep.generation += 1
+        dep.dirty = True
+        dep.rollout_started = t
+        self._profile_of(dep, tpl)
+        self.world.event(
+            t,
+            "Normal",
+            "ScalingReplicaSet",
+            "Deployment",
+            dep.name,
+            f"Scaled up replica set {dep.name}-{k8s_suffix(10, self.release, self.seed, 'rs', dep.name, rev.number)} to 1",
+        )
+        reconcile(self, dep, t)
+        return rev
+
+    def rollback(self, name: str, t: float, to_revision: int | None = None) -> Revision:
+        dep = self._dep(name)
+        if to_revision is None:
+            if len(dep.revisions) < 2:
+                raise SimError(f"deployment {name!r} has no previous revision to roll back to")
+            target = dep.revisions[-2]
+        else:
+            target = dep.revision(int(to_revision))
+            if target is None:
+                have = ", ".join(str(r.number) for r in dep.revisions)
+                raise SimError(f"deployment {name!r} has no revision {to_revision} (have: {have})")
+            if target is dep.current:
+                raise SimError(
+                    f"revision {to_revision} is already the current revision of {name!r}"
+                )
+        # Kubernetes moves the target revision to the head of the history under a new number.
+        dep.revisions.remove(target)
+        rev = Revision(
+            max([r.number for r in dep.revisions] + [target.number]) + 1,
+            target.template,
+            target.change_cause,
+            t,
+            target.commit,
+        )
+        dep.revisions.append(rev)
+        dep.generation += 1
+        dep.dirty = True
+        dep.rollout_started = t
+        self._profile_of(dep, rev.template)
+        self.world.event(
+            t,
+            "Normal",
+            "DeploymentRollback",
+            "Deployment",
+            name,
+            f"Rolled back deployment {name!r} to revision {target.number}",
+        )
+        reconcile(self, dep, t)
+        return rev
+
+    def restart(self, name: str, t: float) -> Revision:
+        dep = self._dep(name)
+        tpl = replace(dep.current.template, restarted_at=rfc3339(t))
+        return self._new_revision(dep, tpl, dep.current.change_cause, t, dep.current.commit)
+
+    def scale(self, name: str, replicas: int, t: float) -> None:
+        dep = self._dep(name)
+        if not 0 <= int(replicas) <= 20:
+            raise SimError(f"replicas must be between 0 and 20, got {replicas}")
+        dep.replicas = int(replicas)
+        dep.generation += 1
+        dep.dirty = True
+        self.world.event(
+            t,
+            "Normal",
+            "ScalingReplicaSet",
+            "Deployment",
+            name,
+            f"Scaled deployment {name} to {replicas}",
+        )
+        reconcile(self, dep, t)
+
+    def patch(
+        self, name: str, key: str, value: str, t: float, cause: str | None = None
+    ) -> Revision:
+        """Patch one setting of the pod template: an env var, ``resources.limits.cpu|memory`` or
+        ``readinessProbe.port``."""
+        dep = self._dep(name)
+        tpl = dep.current.template
+        value = str(value)
+        if key == "resources.limits.cpu":
+            try:
+                parse_cpu(value)
+            except ValueError as e:
+                raise SimError(str(e)) from e
+            new = replace(tpl, cpu_limit=value)
+        elif key == "resources.limits.memory":
+            try:
+                parse_mem(value)
+            except ValueError as e:
+                raise SimError(str(e)) from e
+            new = replace(tpl, mem_limit=value)
+        elif key == "readinessProbe.port":
+            if not value.isdigit() or not 0 < int(value) < 65536:
+                raise SimError(f"readinessProbe.port must be a port number, got {value!r}")
+            new = replace(tpl, readiness_port=int(value))
+        elif key.startswith("env."):
+            var = key[4:]
+            if not var or not var.replace("_", "").isalnum():
+                raise SimError(f"invalid environment variable name {var!r}")
+            new = tpl.with_env(var, value)
+        else:
+            raise SimError(
+                f"unsupported key {key!r}: use env.<NAME>, resources.limits.cpu, resources.limits.memory or readinessProbe.port"
+            )
+        return self._new_revision(
+            dep, new, cause or f"kubectl patch deployment {name} ({key}={value})", t
+        )
+
+    def delete_pod(self, name: str, t: float) -> None:
+        r = self.pods.index_of(name)
+        if r is None or self.pods.state[r] == P.TERMINATING:
+            raise SimError(f"pod {name!r} not found")
+        self.delete_pod_row(r, t)
+        reconcile(self, self.world.deployments[self.pods.dep[r]], t)
+
+    def delete_networkpolicy(self, name: str, t: float) -> None:
+        for i, pol in enumerate(self.world.netpols):
+            if pol.name == name:
+                del self.world.netpols[i]
+                return
+        raise SimError(f"networkpolicy {name!r} not found")
+
+    # ------------------------------------------------------------------ orchestrator-side operations
+    def add_networkpolicy(self, name: str, source: str, denied: str, t: float, owner: str) -> None:
+        self.world.netpols.append(NetworkPolicy(name, source, denied, t, owner))
+
+    def set_pod_condition(self, dep_name: str, field: str, value: float, t: float) -> list[str]:
+        """Set a runtime condition (hog, delay, balloon) on every live pod of a deployment."""
+        dep = self._dep(dep_name)
+        rows = [int(r) for r in self.pods.live() if self.pods.dep[r] == dep.index]
+        getattr(self.pods, field)[rows] = value
+        return [self.pods.names[r] for r in rows]
+
+    def clear_pod_condition(self, pod_names: list[str], field: str) -> None:
+        for nm in pod_names:
+            r = self.pods.index_of(nm)
+            if r is not None:
+                getattr(self.pods, field)[r] = 0.0
+
+    def set_node_ready(self, node: str, ready: bool, t: float) -> list[str]:
+        for nd in self.world.nodes:
+            if nd.name == node:
+                nd.ready = ready
+                nd.down_since = None if ready else t
+                self.world.event(
+                    t,
+                    "Normal" if ready else "Warning",
+                    "NodeReady" if ready else "NodeNotReady",
+                    "Node",
+                    node,
+                    f"Node {node} status is now: {'NodeReady' if ready else 'NodeNotReady'}",
+                )
+                for d in self.world.deployments:
+                    d.dirty = True
+                p = self.pods
+                i = self.world.nodes.index(nd)
+                return sorted(
+                    {self.world.deployments[p.dep[r]].name for r in p.live() if p.node[r] == i}
+                )
+        raise SimError(f"node {node!r} not found")
+
+    def deploy_change(
+        self,
+        change: Change,
+        sha: str,
+        t: float,
+        author: str | None = None,
+        title: str | None = None,
+        diff: str | None = None,
+    ) -> ChangeRecord:
+        """Lint, test, build and roll out a change; the new revision's image or config carries it."""
+        dep = self._dep(change.service)
+        tpl = dep.current.template
+        repo = tpl.image.rsplit(":", 1)[0]
+        if change.kind == "code":
+            image = f"{repo}:{sha[:12]}"
+            self.world.images[image] = Image(image, change.service, sha, change.defect)
+            tpl = replace(tpl, image=image)
+        elif change.kind == "image":
+            image = f"{repo}:{change.image_tag}"
+            tpl = replace(tpl, image=image)
+        else:
+            image = tpl.image
+            for k, v in change.env.items():
+                tpl = tpl.with_env(k, v)
+            if "cpu_limit" in change.resources:
+                tpl = replace(tpl, cpu_limit=change.resources["cpu_limit"])
+            if "mem_limit" in change.resources:
+                tpl = replace(tpl, mem_limit=change.resources["mem_limit"])
+            if change.readiness_port is not None:
+                tpl = replace(tpl, readiness_port=change.readiness_port)
+        title = title or change.title
+        rev = self._new_revision(dep, tpl, f"deploy {sha[:7]}: {title}", t, sha)
+        rec = ChangeRecord(
+            sha=sha,
+            service=change.service,
+            kind=change.kind,
+            title=title,
+            author=author or change.author,
+            time=t,
+            files=list(change.files),
+            diff=diff if diff is not None else change.diff,
+            image=tpl.image,
+            revision=rev.number,
+            pipeline={
+                "lint": "passed",
+                "unit-tests": "passed",
+                "build": "passed" if change.kind == "code" else "skipped (no source change)",
+                "rollout": "started",
+            },
+            change_id=change.id,
+        )
+        self.changes.append(rec)
+        return rec
+
+    def restore_template(
+        self, name: str, tpl: Template, t: float, cause: str, sha: str | None = None
+    ) -> Revision:
+        return self._new_revision(self._dep(name), tpl, cause, t, sha)

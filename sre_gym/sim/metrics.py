@@ -1,0 +1,294 @@
+"""Prometheus-style series written each tick: spanmetrics, service graph, kube-state-metrics, cAdvisor.
+
+Names and labels follow the real exporters (OpenTelemetry collector spanmetrics and servicegraph
+connectors, kube-state-metrics v2, cAdvisor), so rules and queries written here read the same on a live
+cluster. Counts get Poisson-like noise from pre-drawn, tick-indexed normals and are rounded
+stochastically with pre-drawn uniforms, so counters are integers and unbiased.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sre_gym.sim import pods as P
+from sre_gym.sim.dynamics import TickOut, ndtr
+from sre_gym.telemetry.tsdb import TSDB, Family
+
+if TYPE_CHECKING:
+    from sre_gym.sim.cluster import SimCluster
+
+BUCKETS_MS = (5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0)
+_LE = tuple(f"{b:g}" for b in BUCKETS_MS) + ("+Inf",)
+KSM = "kube-state-metrics"
+PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+WAIT_REASONS = ("ContainerCreating", "CrashLoopBackOff", "ErrImagePull", "ImagePullBackOff")
+
+
+class PodFamily:
+    """A family whose series are per pod row (times a few fixed label variants)."""
+
+    def __init__(self, fam: Family, variants: int) -> None:
+        self.fam = fam
+        self.rows = np.full((64, variants), -1, dtype=np.intp)
+
+    def rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
+        """Family rows of ``pod_rows`` for ``variant``; ``labels(pod_row)`` names new series."""
+        if len(pod_rows) and pod_rows.max() >= self.rows.shape[0]:
+            grown = np.full((2 * int(pod_rows.max()) + 1, self.rows.shape[1]), -1, dtype=np.intp)
+            grown[: self.rows.shape[0]] = self.rows
+            self.rows = grown
+        out = self.rows[pod_rows, variant]
+        for i in np.nonzero(out < 0)[0]:
+            out[i] = self.rows[pod_rows[i], variant] = self.fam.row(labels(int(pod_rows[i])))
+        return out
+
+    def put(
+        self, tsdb: TSDB, tick: int, pod_rows: np.ndarray, variant: int, labels, values
+    ) -> None:
+        if len(pod_rows):
+            tsdb.write(self.fam, tick, self.rows_for(pod_rows, variant, labels), values)
+
+
+class MetricWriter:
+    def __init__(self, cl: SimCluster, tsdb: TSDB) -> None:
+        self.cl = cl
+        self.tsdb = tsdb
+        topo = cl.topo
+        ns = topo.app.namespace
+        n = topo.n
+        self.ns = ns
+        span = ("job", "namespace", "service_name", "span_kind", "status_code")
+        self.calls = tsdb.family("traces_span_metrics_calls_total", span)
+        self.calls_ok = self.calls.rows_for(
+            ("otel-collector", ns, s, "SPAN_KIND_SERVER", "STATUS_CODE_UNSET") for s in topo.names
+        )
+        self.calls_err = self.calls.rows_for(
+            ("otel-collector", ns, s, "SPAN_KIND_SERVER", "STATUS_CODE_ERROR") for s in topo.names
+        )
+        hl = ("job", "namespace", "service_name", "span_kind", "le")
+        self.bucket = tsdb.family("traces_span_metrics_duration_milliseconds_bucket", hl)
+        self.bucket_rows = np.array(
+            [
+                [self.bucket.row(("otel-collector", ns, s, "SPAN_KIND_SERVER", le)) for le in _LE]
+                for s in topo.names
+            ]
+        )
+        hs = ("job", "namespace", "service_name", "span_kind")
+        self.hsum = tsdb.family("traces_span_metrics_duration_milliseconds_sum", hs)
+        self.hcount = tsdb.family("traces_span_metrics_duration_milliseconds_count", hs)
+        self.hsum_rows = self.hsum.rows_for(
+            ("otel-collector", ns, s, "SPAN_KIND_SERVER") for s in topo.names
+        )
+        self.hcount_rows = self.hcount.rows_for(
+            ("otel-collector", ns, s, "SPAN_KIND_SERVER") for s in topo.names
+        )
+        ga, gb = np.nonzero(topo.calls)
+        self.edges = (ga, gb)
+        g = ("job", "namespace", "client", "server")
+        self.graph = tsdb.family("traces_service_graph_request_total", g)
+        self.graph_fail = tsdb.family("traces_service_graph_request_failed_total", g)
+        pairs = [
+            ("otel-collector", ns, topo.names[a], topo.names[b])
+            for a, b in zip(ga, gb, strict=True)
+        ]
+        self.graph_rows = self.graph.rows_for(pairs)
+        self.graph_fail_rows = self.graph_fail.rows_for(pairs)
+        # cumulative counter state
+        self.c_ok = np.zeros(n)
+        self.c_err = np.zeros(n)
+        self.c_bucket = np.zeros((n, len(_LE)))
+        self.c_sum = np.zeros(n)
+        self.c_edge = np.zeros(len(ga))
+        self.c_edge_fail = np.zeros(len(ga))
+        # kube-state-metrics: deployments
+        dl = ("job", "namespace", "deployment")
+        self.dep_fams = {
+            k: tsdb.family(f"kube_deployment_{k}", dl)
+            for k in (
+                "spec_replicas",
+                "status_replicas",
+                "status_replicas_available",
+                "status_replicas_unavailable",
+                "status_replicas_updated",
+                "metadata_generation",
+                "status_observed_generation",
+            )
+        }
+        self.dep_rows = {
+            k: f.rows_for((KSM, ns, d.name) for d in cl.world.deployments)
+            for k, f in self.dep_fams.items()
+        }
+        nl = ("job", "node", "condition", "status")
+        self.node_cond = tsdb.family("kube_node_status_condition", nl)
+        self.node_rows = np.array(
+            [
+                [
+                    self.node_cond.row((KSM, nd.name, "Ready", s))
+                    for s in ("true", "false", "unknown")
+                ]
+                for nd in cl.world.nodes
+            ]
+        )
+        cl_ = ("job", "namespace", "pod", "container")
+        self.pod_info = PodFamily(
+            tsdb.family(
+                "kube_pod_info",
+                ("job", "namespace", "pod", "node", "created_by_kind", "created_by_name"),
+            ),
+            1,
+        )
+        self.pod_ready = PodFamily(
+            tsdb.family("kube_pod_status_ready", ("job", "namespace", "pod", "condition")), 2
+        )
+        self.pod_phase = PodFamily(
+            tsdb.family("kube_pod_status_phase", ("job", "namespace", "pod", "phase")), len(PHASES)
+        )
+        self.restarts = PodFamily(tsdb.family("kube_pod_container_status_restarts_total", cl_), 1)
+        self.running = PodFamily(tsdb.family("kube_pod_container_status_running", cl_), 1)
+        self.c_ready = PodFamily(tsdb.family("kube_pod_container_status_ready", cl_), 1)
+        self.waiting = PodFamily(
+            tsdb.family("kube_pod_container_status_waiting_reason", (*cl_, "reason")),
+            len(WAIT_REASONS),
+        )
+        self.last_term = PodFamily(
+            tsdb.family("kube_pod_container_status_last_terminated_reason", (*cl_, "reason")), 3
+        )
+        lim = ("job", "namespace", "pod", "container", "resource", "unit")
+        self.limits = PodFamily(tsdb.family("kube_pod_container_resource_limits", lim), 2)
+        cad = ("job", "namespace", "pod", "container")
+        self.cpu = PodFamily(tsdb.family("container_cpu_usage_seconds_total", cad), 1)
+        self.mem = PodFamily(tsdb.family("container_memory_working_set_bytes", cad), 1)
+        self.periods = PodFamily(tsdb.family("container_cpu_cfs_periods_total", cad), 1)
+        self.throttled = PodFamily(tsdb.family("container_cpu_cfs_throttled_periods_total", cad), 1)
+
+    # ------------------------------------------------------------------------------------------
+    def write(self, tick: int, out: TickOut, noise: np.ndarray, unif: np.ndarray) -> None:
+        """Write every family for ``tick``. ``noise``/``unif`` are this tick's pre-drawn draws."""
+        cl, tsdb = self.cl, self.tsdb
+        topo = cl.topo
+        dt = float(tsdb.tick_s)
+        n = topo.n
+        # spanmetrics
+        mean = out.served * dt
+        cnt = np.maximum(mean + np.sqrt(mean) * noise[:n], 0.0)
+        cnt = np.floor(cnt + unif[:n])
+        e_mean = cnt * out.err
+        errs = np.floor(
+            np.clip(e_mean + np.sqrt(e_mean * (1 - out.err)) * noise[n : 2 * n], 0, None)
+            + unif[n : 2 * n]
+        )
+        errs = np.minimum(errs, cnt)
+        self.c_ok += cnt - errs
+        self.c_err += errs
+        tsdb.write(self.calls, tick, self.calls_ok, self.c_ok)
+        tsdb.write(self.calls, tick, self.calls_err, self.c_err)
+        cdf = self._latency_cdf(out)  # [n, buckets]
+        self.c_bucket += np.floor(cnt[:, None] * cdf + unif[2 * n : 3 * n, None])
+        self.c_bucket = np.maximum.accumulate(self.c_bucket, axis=1)
+        self.c_bucket[:, -1] = np.maximum(self.c_bucket[:, -1], self.c_ok + self.c_err)
+        mean_ms = out.lat * np.exp(0.5 * topo.sigma**2)
+        self.c_sum += cnt * mean_ms
+        tsdb.write(self.bucket, tick, self.bucket_rows.ravel(), self.c_bucket.ravel())
+        tsdb.write(self.hsum, tick, self.hsum_rows, self.c_sum)
+        tsdb.write(self.hcount, tick, self.hcount_rows, self.c_bucket[:, -1])
+        ga, gb = self.edges
+        att = out.edge_att[ga, gb] * dt
+        m = len(ga)
+        u = unif[3 * n : 3 * n + m] if len(unif) >= 3 * n + m else np.full(m, 0.5)
+        e_att = np.floor(att + u)
+        self.c_edge += e_att
+        self.c_edge_fail += np.floor(e_att * out.edge_fail[ga, gb] + u)
+        self.c_edge_fail = np.minimum(self.c_edge_fail, self.c_edge)
+        tsdb.write(self.graph, tick, self.graph_rows, self.c_edge)
+        tsdb.write(self.graph_fail, tick, self.graph_fail_rows, self.c_edge_fail)
+        self._k8s(tick, out)
+
+    def _latency_cdf(self, out: TickOut) -> np.ndarray:
+        topo = self.cl.topo
+        le = np.array(BUCKETS_MS)
+        sig = topo.sigma[:, None]
+        with np.errstate(divide="ignore"):
+            z = (np.log(le)[None, :] - np.log(np.maximum(out.lat, 1e-6))[:, None]) / sig
+        cdf = ndtr(z)
+        e = topo.entry
+        if out.route_lat.size:
+            zr = (
+                np.log(le)[None, :] - np.log(np.maximum(out.route_lat, 1e-6))[:, None]
+            ) / topo.sigma[e]
+            w = out.route_rps / max(out.route_rps.sum(), 1e-9)
+            cdf[e] = (w[:, None] * ndtr(zr)).sum(axis=0)
+        return np.concatenate([cdf, np.ones((len(cdf), 1))], axis=1)
+
+    def _k8s(self, tick: int, out: TickOut) -> None:
+        cl, tsdb = self.cl, self.tsdb
+        p = cl.pods
+        ns = self.ns
+        st = cl.deployment_status()
+        for k, f in self.dep_fams.items():
+            tsdb.write(f, tick, self.dep_rows[k], st[k])
+        ready_nodes = np.array([nd.ready for nd in cl.world.nodes])
+        tsdb.write(self.node_cond, tick, self.node_rows[:, 0], ready_nodes.astype(float))
+        tsdb.write(self.node_cond, tick, self.node_rows[:, 1], np.zeros(len(ready_nodes)))
+        tsdb.write(self.node_cond, tick, self.node_rows[:, 2], (~ready_nodes).astype(float))
+
+        rows = np.nonzero(p.alive[: p.n])[0]
+        if not len(rows):
+            return
+        names = p.names
+        deps = cl.world.deployments
+        node_names = [nd.name for nd in cl.world.nodes]
+
+        def pod(extra: tuple[str, ...] = ()):
+            return lambda r: (KSM, ns, names[r], *extra)
+
+        def cont(extra: tuple[str, ...] = (), job: str = KSM):
+            return lambda r: (job, ns, names[r], deps[p.dep[r]].container, *extra)
+
+        def info(r: int) -> tuple[str, ...]:
+            node = node_names[p.node[r]] if p.node[r] >= 0 else "<none>"
+            return (KSM, ns, names[r], node, "ReplicaSet", names[r].rsplit("-", 1)[0])
+
+        state = p.state[rows]
+        ready = p.ready[rows].astype(float)
+        one = np.ones(len(rows))
+        self.pod_info.put(tsdb, tick, rows, 0, info, one)
+        self.pod_ready.put(tsdb, tick, rows, 0, pod(("true",)), ready)
+        self.pod_ready.put(tsdb, tick, rows, 1, pod(("false",)), 1.0 - ready)
+        node_ok = np.append(ready_nodes, False)[p.node[rows]]
+        pending = (state == P.PENDING) | (state == P.IMAGE_WAIT)
+        phase = np.where(~node_ok & (state != P.PENDING), 4, np.where(pending, 0, 1))
+        for j, ph in enumerate(PHASES):
+            self.pod_phase.put(tsdb, tick, rows, j, pod((ph,)), (phase == j).astype(float))
+        self.restarts.put(tsdb, tick, rows, 0, cont(), p.restarts[rows].astype(float))
+        running = state == P.RUNNING
+        self.running.put(tsdb, tick, rows, 0, cont(), running.astype(float))
+        self.c_ready.put(tsdb, tick, rows, 0, cont(), ready)
+        reason = np.full(len(rows), -1)
+        reason[state == P.PENDING] = 0
+        reason[state == P.BACKOFF] = 1
+        iw = state == P.IMAGE_WAIT
+        reason[iw] = np.where(p.pulls[rows][iw] % 4 == 1, 2, 3)
+        for j, why in enumerate(WAIT_REASONS):
+            sub = rows[reason == j]
+            self.waiting.put(tsdb, tick, sub, j, cont((why,)), np.ones(len(sub)))
+        lt = p.last_term[rows]
+        for j in (P.TERM_ERROR, P.TERM_OOM):
+            sub = rows[lt == j]
+            self.last_term.put(tsdb, tick, sub, j, cont((P.TERM_NAMES[j],)), np.ones(len(sub)))
+        self.limits.put(tsdb, tick, rows, 0, cont(("cpu", "core")), cl.prof_cpu_limit[p.prof[rows]])
+        self.limits.put(
+            tsdb, tick, rows, 1, cont(("memory", "byte")), cl.prof_mem_limit[p.prof[rows]] * 2**20
+        )
+        run = rows[running]
+        if len(run):
+            dt = float(tsdb.tick_s)
+            p.cpu_total[run] += out.pod_usage[run] * dt
+            p.periods[run] += 10.0 * dt
+            p.throttled[run] += np.floor(10.0 * dt * out.pod_throttle[run])
+            cad = cont(job="kubelet")
+            self.cpu.put(tsdb, tick, run, 0, cad, p.cpu_total[run])
+            self.mem.put(tsdb, tick, run, 0, cad, np.floor(p.mem[run] * 2**20))
+            self.periods.put(tsdb, tick, run, 0, cad, p.periods[run])
+            self.throttled.put(tsdb, tick, run, 0, cad, p.throttled[run])

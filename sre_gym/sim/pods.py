@@ -1,0 +1,197 @@
+"""Pods as a struct of arrays, and the kubelet-like lifecycle step vectorised over them.
+
+A pod row lives from creation until its termination grace ends. Container restarts (crash, OOM) keep
+the row; deleting the pod (restart, rollout, eviction) ends it and its replacement is a new row with a
+new name. Runtime conditions injected into a pod (a CPU hog, a netem delay, a memory balloon on an
+emptyDir) belong to the row, so they go away exactly when the pod does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# container states
+PENDING, RUNNING, BACKOFF, IMAGE_WAIT, TERMINATING = 0, 1, 2, 3, 4
+STATE_NAMES = (
+    "ContainerCreating",
+    "Running",
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "Terminating",
+)
+# last termination reasons
+TERM_NONE, TERM_ERROR, TERM_OOM = 0, 1, 2
+TERM_NAMES = ("", "Error", "OOMKilled")
+
+NODE_GRACE_S = 40.0  # node-monitor-grace-period: pods on a silent node turn NotReady
+EVICT_AFTER_S = 340.0  # grace + the default 300 s not-ready/unreachable toleration
+IMAGE_PULL_S = 2.0
+BACKOFF_BASE_S, BACKOFF_CAP_S, BACKOFF_RESET_S = 10.0, 300.0, 600.0
+
+_FLOAT = [
+    "created",
+    "started",
+    "backoff_until",
+    "last_term_at",
+    "deleted_at",
+    "mem",
+    "cpu_total",
+    "periods",
+    "throttled",
+    "hog",
+    "delay",
+    "balloon",
+    "usage",
+]
+_INT = ["dep", "rev", "prof", "node", "state", "restarts", "crashes", "last_term", "pulls"]
+
+
+class PodTable:
+    def __init__(self, cap: int = 64) -> None:
+        self.cap = cap
+        self.n = 0  # rows used (dead rows stay; alive marks the live ones)
+        self.alive = np.zeros(cap, dtype=bool)
+        self.ready = np.zeros(cap, dtype=bool)
+        for f in _FLOAT:
+            setattr(self, f, np.zeros(cap))
+        for f in _INT:
+            setattr(self, f, np.zeros(cap, dtype=np.int64))
+        self.names: list[str] = []
+        self.version = 0  # bumped when rows are added or die (consumers rebuild their indexes)
+
+    def _grow(self) -> None:
+        new = self.cap * 2
+        for f in ["alive", "ready", *_FLOAT, *_INT]:
+            old = getattr(self, f)
+            arr = np.zeros(new, dtype=old.dtype)
+            arr[: self.cap] = old
+            setattr(self, f, arr)
+        self.cap = new
+
+    def add(self, name: str, dep: int, rev: int, prof: int, node: int, t: float) -> int:
+        if self.n == self.cap:
+            self._grow()
+        i = self.n
+        self.n += 1
+        self.names.append(name)
+        self.alive[i] = True
+        self.ready[i] = False
+        for f in _FLOAT:
+            getattr(self, f)[i] = 0.0
+        for f in _INT:
+            getattr(self, f)[i] = 0
+        self.dep[i], self.rev[i], self.prof[i], self.node[i] = dep, rev, prof, node
+        self.created[i] = t
+        self.started[i] = np.nan
+        self.deleted_at[i] = np.nan
+        self.state[i] = PENDING
+        self.version += 1
+        return i
+
+    def live(self) -> np.ndarray:
+        """Row indices of pods that exist and are not terminating."""
+        m = self.alive[: self.n] & (self.state[: self.n] != TERMINATING)
+        return np.nonzero(m)[0]
+
+    def index_of(self, name: str) -> int | None:
+        for i in range(self.n - 1, -1, -1):
+            if self.alive[i] and self.names[i] == name:
+                return i
+        return None
+
+    def terminate(self, i: int, t: float) -> None:
+        if self.alive[i] and self.state[i] != TERMINATING:
+            self.state[i] = TERMINATING
+            self.ready[i] = False
+            self.deleted_at[i] = t
+            self.version += 1
+
+
+def lifecycle(
+    pods: PodTable,
+    t: float,
+    *,
+    prof_image_ok: np.ndarray,
+    prof_probe_ok: np.ndarray,
+    prof_crash_after: np.ndarray,
+    prof_leak: np.ndarray,
+    prof_mem_limit: np.ndarray,
+    dep_mem_base: np.ndarray,
+    dep_startup: np.ndarray,
+    node_ready: np.ndarray,
+    node_down_since: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Advance every pod to time ``t``; returns the rows that changed, by transition, for events."""
+    n = pods.n
+    a = pods.alive[:n]
+    st = pods.state[:n]
+    prof = pods.prof[:n]
+    node = pods.node[:n]
+    nready = node_ready[node]
+    down_for = np.where(nready, 0.0, t - node_down_since[node])
+
+    gone = a & (st == TERMINATING) & (t >= pods.deleted_at[:n])
+    if gone.any():
+        a[gone] = False
+        pods.version += 1
+
+    pend = a & (st == PENDING) & nready
+    img_ok = prof_image_ok[prof]
+    started_now = pend & img_ok
+    st[started_now] = RUNNING
+    pods.started[:n][started_now] = pods.created[:n][started_now] + IMAGE_PULL_S
+    image_fail = pend & ~img_ok
+    st[image_fail] = IMAGE_WAIT
+    pulls = pods.pulls[:n]
+    pulls[a & (st == IMAGE_WAIT)] += 1
+
+    resume = a & (st == BACKOFF) & (t >= pods.backoff_until[:n]) & nready
+    st[resume] = RUNNING
+    pods.started[:n][resume] = pods.backoff_until[:n][resume]
+
+    run = a & (st == RUNNING)
+    up = np.where(run, t - pods.started[:n], 0.0)
+    dep = pods.dep[:n]
+    warm = np.minimum(1.0, 0.6 + 0.4 * up / 60.0)
+    mem = np.where(run, pods.balloon[:n] + dep_mem_base[dep] * warm + prof_leak[prof] * up, 0.0)
+    oom = run & (mem > prof_mem_limit[prof])
+    crash = run & ~oom & (up >= prof_crash_after[prof])
+    exited = oom | crash
+    if exited.any():
+        rows = np.nonzero(exited)[0]
+        pods.restarts[rows] += 1
+        pods.crashes[rows] += 1
+        delay = np.minimum(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0 ** (pods.crashes[rows] - 1))
+        pods.backoff_until[rows] = t + delay
+        pods.last_term[rows] = np.where(oom[rows], TERM_OOM, TERM_ERROR)
+        pods.last_term_at[rows] = t
+        st[rows] = BACKOFF
+        pods.started[rows] = np.nan
+        mem[rows] = 0.0
+        for f in ("cpu_total", "periods", "throttled"):
+            getattr(pods, f)[rows] = 0.0
+        run = run & ~exited
+    pods.crashes[:n][run & (up > BACKOFF_RESET_S)] = 0
+    pods.mem[:n] = mem
+
+    was_ready = pods.ready[:n].copy()
+    node_ok = nready | (down_for < NODE_GRACE_S)
+    ready = run & (up >= dep_startup[dep]) & prof_probe_ok[prof] & node_ok
+    pods.ready[:n] = ready
+
+    evict = a & (st != TERMINATING) & ~nready & (down_for >= EVICT_AFTER_S)
+    if evict.any():
+        st[evict] = TERMINATING
+        pods.deleted_at[:n][evict] = t
+        pods.ready[:n][evict] = False
+        pods.version += 1
+    return {
+        "started": np.nonzero(started_now)[0],
+        "image_fail": np.nonzero(a & (st == IMAGE_WAIT))[0],
+        "oom": np.nonzero(oom)[0],
+        "crash": np.nonzero(crash)[0],
+        "probe_fail": np.nonzero(run & (up >= dep_startup[dep]) & ~prof_probe_ok[prof])[0],
+        "became_ready": np.nonzero(ready & ~was_ready)[0],
+        "evicted": np.nonzero(evict)[0],
+        "gone": np.nonzero(gone)[0],
+    }

@@ -1,0 +1,157 @@
+"""In-memory time-series store on a fixed scrape grid.
+
+Every live series is scraped at every tick (``t0 + i * tick_s``). A family (one metric name) keeps a
+2-D float64 array ``[series, tick]``; ``NaN`` means *no sample at that tick*. Because every live series
+is scraped every tick, a missing sample after a present one is a Prometheus staleness marker: the
+series is absent at that instant (this is how kube-state-metrics series vanish when a pod goes away).
+
+The simulator writes one column per family per tick with a single fancy-index assignment; the PromQL
+engine reads rectangular slices. Reading never mutates anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __name__
+
+
+class Family:
+    """All series of one metric name."""
+
+    __slots__ = ("name", "label_names", "rows", "index", "data", "version", "_cap_ticks")
+
+    def __init__(self, name: str, label_names: Sequence[str], cap_ticks: int) -> None:
+        self.name = name
+        self.label_names: tuple[str, ...] = tuple(label_names)
+        self.rows: list[LabelSet] = []
+        self.index: dict[tuple[str, ...], int] = {}
+        self._cap_ticks = cap_ticks
+        self.data = np.full((8, cap_ticks), np.nan)
+        self.version = 0  # bumped whenever a series is added (selection caches key on it)
+
+    def row(self, values: tuple[str, ...]) -> int:
+        """Row of the series with these label values (in ``label_names`` order); created if new."""
+        r = self.index.get(values)
+        if r is not None:
+            return r
+        if len(values) != len(self.label_names):
+            raise ValueError(
+                f"{self.name}: expected {len(self.label_names)} label values, got {values}"
+            )
+        r = len(self.rows)
+        if r == self.data.shape[0]:
+            grown = np.full((2 * r, self._cap_ticks), np.nan)
+            grown[:r] = self.data
+            self.data = grown
+        self.index[values] = r
+        self.rows.append(tuple(sorted(zip(self.label_names, values, strict=True))))
+        self.version += 1
+        return r
+
+    def rows_for(self, values: Iterable[tuple[str, ...]]) -> np.ndarray:
+        return np.fromiter((self.row(v) for v in values), dtype=np.intp)
+
+    @property
+    def n_series(self) -> int:
+        return len(self.rows)
+
+
+class TSDB:
+    """A fixed-grid store: ``capacity`` ticks of ``tick_s`` seconds starting at ``t0``."""
+
+    def __init__(self, *, t0: int = 0, tick_s: int = 15, capacity: int = 400) -> None:
+        self.t0 = int(t0)
+        self.tick_s = int(tick_s)
+        self.capacity = int(capacity)
+        self.n_ticks = 0  # ticks written so far (columns 0..n_ticks-1 are final)
+        self.families: dict[str, Family] = {}
+
+    # -- writing (simulator side) -------------------------------------------------------------
+    def family(self, name: str, label_names: Sequence[str]) -> Family:
+        fam = self.families.get(name)
+        if fam is None:
+            fam = self.families[name] = Family(name, label_names, self.capacity)
+        elif fam.label_names != tuple(label_names):
+            raise ValueError(f"family {name} already has labels {fam.label_names}")
+        return fam
+
+    def write(self, fam: Family, tick: int, rows: np.ndarray, values: np.ndarray) -> None:
+        """Set samples of ``rows`` at ``tick``. Rows not written stay NaN (absent)."""
+        if tick >= self.capacity:
+            raise IndexError(f"tick {tick} beyond TSDB capacity {self.capacity}")
+        fam.data[rows, tick] = values
+
+    def commit(self, tick: int) -> None:
+        """Mark columns up to and including ``tick`` as final (visible to queries)."""
+        self.n_ticks = max(self.n_ticks, tick + 1)
+
+    # -- reading (engine side) ----------------------------------------------------------------
+    def time_of(self, tick: int) -> int:
+        return self.t0 + tick * self.tick_s
+
+    def tick_at_or_before(self, t: float) -> int:
+        """Index of the latest tick with timestamp <= t (may be -1 or beyond n_ticks-1)."""
+        return int(np.floor((t - self.t0) / self.tick_s))
+
+    def select(
+        self, name: str | None, matchers: Sequence[tuple[str, str, str]]
+    ) -> list[tuple[Family, int]]:
+        """Series matching ``name`` (or any name, if None) and label matchers.
+
+        ``matchers`` are ``(label, op, value)`` with op in ``=``, ``!=``, ``=~``, ``!~``; a matcher on
+        ``__name__`` selects by metric name. Regexes are fully anchored, as in Prometheus.
+        """
+        import re
+
+        compiled = []
+        names: list[str]
+        name_ms = [m for m in matchers if m[0] == "__name__"]
+        label_ms = [m for m in matchers if m[0] != "__name__"]
+        for lab, op, val in label_ms:
+            rx = re.compile(f"^(?:{val})$") if op in ("=~", "!~") else None
+            compiled.append((lab, op, val, rx))
+        if name is not None:
+            names = [name] if name in self.families else []
+        else:
+            names = sorted(self.families)
+        out: list[tuple[Family, int]] = []
+        for n in names:
+            if not all(_match(n, op, val) for _, op, val in name_ms):
+                continue
+            fam = self.families[n]
+            for r, labels in enumerate(fam.rows):
+                d = dict(labels)
+                if all(_match_c(d.get(lab, ""), op, val, rx) for lab, op, val, rx in compiled):
+                    out.append((fam, r))
+        return out
+
+    def label_names(self) -> list[str]:
+        out = {"__name__"}
+        for fam in self.families.values():
+            out.update(fam.label_names)
+        return sorted(out)
+
+    def metric_names(self) -> list[str]:
+        return sorted(n for n, f in self.families.items() if f.n_series)
+
+
+def _match(value: str, op: str, val: str) -> bool:
+    import re
+
+    rx = re.compile(f"^(?:{val})$") if op in ("=~", "!~") else None
+    return _match_c(value, op, val, rx)
+
+
+def _match_c(value: str, op: str, val: str, rx) -> bool:
+    if op == "=":
+        return value == val
+    if op == "!=":
+        return value != val
+    if op == "=~":
+        return rx.match(value) is not None
+    if op == "!~":
+        return rx.match(value) is None
+    raise ValueError(f"unknown matcher op {op!r}")

@@ -1,0 +1,286 @@
+"""SREMarathon-v0: Gymnasium conformance, determinism, reward accounting, bad input."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sre_gym  # noqa: F401
+from sre_gym.envs.marathon import N_INVOCATIONS, SREMarathonEnv
+from sre_gym.scoring import score_bundle
+
+IDS = [s.id for s in gym.registry.values() if str(s.entry_point).startswith("sre_gym")]
+
+
+def test_registered_ids():
+    assert "SREMarathon-v0" in IDS
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env_passes_without_warnings(env_id):
+    env = gym.make(env_id, disable_env_checker=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_spec_round_trips_through_json(env_id):
+    spec = gym.spec(env_id)
+    again = gym.envs.registration.EnvSpec.from_json(spec.to_json())
+    assert again == spec
+
+
+def test_unknown_app_and_render_mode_are_rejected():
+    with pytest.raises(ValueError, match="unknown app"):
+        SREMarathonEnv(app="nope")
+    with pytest.raises(ValueError, match="render_mode"):
+        SREMarathonEnv(render_mode="human")
+
+
+def _rollout(seed, actions):
+    env = SREMarathonEnv()
+    out = [env.reset(seed=seed)]
+    for a in actions:
+        out.append(env.step(a))
+    return env, out
+
+
+def test_same_seed_gives_identical_observation_stream_and_scorecard(episode):
+    a = episode("runbook", 3)
+    b = _rollout(3, [None] * 0)[0]  # fresh env, then replay runbook's actions
+    del b
+    env = SREMarathonEnv()
+    from sre_gym.agents import make_agent
+
+    ag = make_agent("runbook")
+    obs, info = env.reset(seed=3)
+    stream = [obs]
+    while True:
+        obs, r, term, trunc, info = env.step(ag(obs, info))
+        stream.append(obs)
+        if term:
+            break
+    assert len(stream) == len(a["obs"]) == N_INVOCATIONS + 1
+    for x, y in zip(stream, a["obs"], strict=True):
+        assert x.keys() == y.keys()
+        for k in x:
+            assert np.array_equal(x[k], y[k]) if isinstance(x[k], np.ndarray) else x[k] == y[k]
+    assert info["scorecard"] == a["info"]["scorecard"]
+
+
+def test_different_seeds_differ(episode):
+    assert episode("noop", 0)["obs"][-1]["alerts"] != episode("noop", 1)["obs"][-1]["alerts"]
+
+
+def test_extra_read_only_calls_change_neither_alerts_nor_score(episode):
+    base = episode("noop", 2)
+    reads = [
+        {"tool": "get_alerts", "args": {}},
+        {
+            "tool": "query_metrics",
+            "args": {"query": "sum by (service_name) (rate(traces_span_metrics_calls_total[1m]))"},
+        },
+        {"tool": "query_logs", "args": {"service": "frontend", "limit": 20}},
+        {"tool": "k8s_get", "args": {"kind": "pods"}},
+        {"tool": "k8s_describe", "args": {"kind": "deployments", "name": "cartservice"}},
+        {"tool": "list_changes", "args": {}},
+        {"tool": "get_topology", "args": {}},
+    ]
+    env = SREMarathonEnv()
+    env.reset(seed=2)
+    for k in range(N_INVOCATIONS):
+        obs, r, term, trunc, info = env.step(reads)
+        assert obs["alerts"] == base["obs"][k + 1]["alerts"]
+        assert r == base["rewards"][k]
+    sc = dict(info["scorecard"])
+    ref = dict(base["info"]["scorecard"])
+    assert sc.pop("cost")["tool_calls"] == len(reads) * N_INVOCATIONS
+    ref.pop("cost")
+    assert sc == ref
+
+
+@pytest.mark.parametrize("agent", ["noop", "runbook", "oracle"])
+def test_rewards_sum_to_the_marathon_score(episode, agent):
+    ep = episode(agent, 0)
+    assert abs(sum(ep["rewards"]) - ep["info"]["scorecard"]["marathon_score"]) < 1e-9
+
+
+def test_scorecard_has_the_required_keys(episode):
+    card = episode("runbook", 0)["info"]["scorecard"]
+    for key in (
+        "marathon_score",
+        "correlation",
+        "localization",
+        "repair",
+        "intervention_risk",
+        "n_faults",
+        "forbidden_attempts",
+    ):
+        assert key in card
+    assert json.loads(json.dumps(card)) == card  # a plain dict
+
+
+def test_offline_score_of_the_bundle_equals_the_online_scorecard(tmp_path):
+    env = gym.make("SREMarathon-v0", bundle_dir=str(tmp_path))
+    from sre_gym.agents import make_agent
+
+    ag = make_agent("oracle", env=env)
+    obs, info = env.reset(seed=1)
+    while True:
+        obs, r, term, trunc, info = env.step(ag(obs, info))
+        if term:
+            break
+    assert info["bundle"].startswith(str(tmp_path))
+    assert score_bundle(info["bundle"]) == info["scorecard"]
+
+
+BAD_ACTIONS = [
+    "{not json",
+    '[{"tool": "no_such_tool", "args": {}}]',
+    [
+        {
+            "tool": "scale",
+            "args": {"deployment": "cartservice", "replicas": "three", "incident_id": "INC-0001"},
+        }
+    ],
+    [{"tool": "query_logs", "args": {"service": "x" * 1_000_000}}],
+    "x" * 1_000_001,
+    42,
+    [1, 2, 3],
+    {"calls": "nope"},
+    {"weird": True},
+    [{"tool": "get_alerts", "args": []}],
+    [{"tool": "rollback", "args": {"deployment": "cartservice", "incident_id": "INC-9999"}}],
+]
+
+
+def _state(env):
+    b = env.backend
+    return (
+        [d.current.number for d in b.cluster.world.deployments],
+        [d.replicas for d in b.cluster.world.deployments],
+        len(env.toolbox.incidents),
+        len(env.evidence.of("intervention")),
+    )
+
+
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=range(len(BAD_ACTIONS)))
+def test_malformed_actions_become_error_results_and_change_nothing(action):
+    env, twin = SREMarathonEnv(), SREMarathonEnv()
+    env.reset(seed=5)
+    twin.reset(seed=5)
+    obs, r, term, trunc, info = env.step(action)
+    ref = twin.step([])
+    results = json.loads(obs["tool_results"])
+    assert results and all(not x["ok"] for x in results)
+    assert all(x["error"] for x in results)
+    assert _state(env) == _state(twin)  # the world moved on exactly as if nothing had been sent
+    assert obs["alerts"] == ref[0]["alerts"]
+    assert r == ref[1] == 0.0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=True)
+        | st.text(max_size=50),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.text(max_size=10), children, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+def test_arbitrary_json_values_never_raise(value):
+    env = _SHARED
+    obs, r, term, trunc, info = env.step(value)
+    assert env.observation_space.contains(obs)
+    if env.invocation >= N_INVOCATIONS:
+        env.reset(seed=6)
+
+
+_SHARED = SREMarathonEnv()
+_SHARED.reset(seed=6)
+
+
+def test_step_before_reset_and_after_the_end_raise():
+    env = SREMarathonEnv()
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step([])
+    env.reset(seed=0)
+    for _ in range(N_INVOCATIONS):
+        env.step([])
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step([])
+
+
+def test_budget_refuses_calls_past_110_seconds():
+    env = SREMarathonEnv()
+    env.reset(seed=0)
+    obs, *_, info = env.step([{"tool": "query_logs", "args": {"service": "frontend"}}] * 40)
+    res = json.loads(obs["tool_results"])
+    ok = [x for x in res if x["ok"]]
+    assert len(ok) == 110 // 3
+    assert "budget" in res[-1]["error"]
+    assert info["budget_used_s"] == 3 * len(ok)
+
+
+def test_notes_persist_and_usage_is_costed(episode):
+    env = SREMarathonEnv()
+    env.reset(seed=0)
+    obs, *_ = env.step(
+        {
+            "calls": [],
+            "notes": "checked cart",
+            "usage": {"model_calls": 1, "input_tokens": 900, "output_tokens": 80, "dollars": 0.01},
+        }
+    )
+    assert obs["notes"] == "checked cart"
+    obs, *_ = env.step([])
+    assert obs["notes"] == "checked cart"
+    for _ in range(N_INVOCATIONS - 2):
+        obs, r, term, trunc, info = env.step([])
+    cost = info["scorecard"]["cost"]
+    assert (cost["model_calls"], cost["input_tokens"], cost["output_tokens"]) == (1, 900, 80)
+
+
+def test_observations_never_contain_ground_truth(episode):
+    ep = episode("oracle", 0)
+    env = ep["env"]
+    secrets = set()
+    for inj in env.backend.ground_truth()["injections"]:
+        secrets |= {inj.fault.id, inj.fault.mechanism}
+    text = "\n".join(o["alerts"] + o["tool_results"] + o["incidents"] for o in ep["obs"])
+    leaked = sorted(s for s in secrets if s in text)
+    assert not leaked, leaked
+
+
+def test_env_pickles_mid_episode_and_continues_identically():
+    env = SREMarathonEnv()
+    env.reset(seed=4)
+    for _ in range(3):
+        env.step([])
+    clone = pickle.loads(pickle.dumps(env))
+    a = env.step([{"tool": "get_alerts", "args": {}}])
+    b = clone.step([{"tool": "get_alerts", "args": {}}])
+    assert a[0]["alerts"] == b[0]["alerts"] and a[1] == b[1] and a[4] == b[4]
+
+
+def test_ansi_render():
+    env = SREMarathonEnv(render_mode="ansi")
+    env.reset(seed=0)
+    env.step([])
+    out = env.render()
+    assert out.startswith("SREMarathon-v0 online-boutique seed=0 invocation 1/45")

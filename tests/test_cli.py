@@ -1,0 +1,43 @@
+"""The sre-gym command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from sre_gym.cli import main
+
+
+def test_schedule_json_is_stable(capsys):
+    assert main(["schedule", "--seed", "7", "--json"]) == 0
+    a = capsys.readouterr().out
+    assert main(["schedule", "--seed", "7", "--json"]) == 0
+    assert capsys.readouterr().out == a
+    faults = json.loads(a)["faults"]
+    assert 55 <= len(faults) <= 61
+
+
+def test_run_score_verify(tmp_path, capsys):
+    assert (
+        main(["run", "--seed", "1", "--agent", "noop", "--bundle-dir", str(tmp_path), "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    bundle = out["bundle"]
+    assert main(["verify", bundle]) == 0
+    assert capsys.readouterr().out.startswith("OK ")
+    assert main(["score", bundle, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == out["scorecard"]
+    broken = Path(tmp_path) / "copy"
+    shutil.copytree(bundle, broken)
+    (broken / "manifest.json").write_text("{}")
+    assert main(["verify", str(broken)]) == 1
+    assert "manifest.json" in capsys.readouterr().err
+    assert main(["score", str(broken)]) == 2
+
+
+def test_run_prints_a_scorecard_table(capsys):
+    assert main(["run", "--seed", "0", "--agent", "noop"]) == 0
+    out = capsys.readouterr().out
+    assert "Marathon-Score" in out and "0.00" in out

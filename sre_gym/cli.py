@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from typing import Any
+
+# Modules that add subcommands: each exposes ``register(subparsers)`` (imported only by the CLI).
+PLUGINS: tuple[str, ...] = ()
 
 SCORECARD_ROWS = (
     ("marathon_score", "Marathon-Score", "{:.2f}"),
@@ -162,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="check a bundle's seal; exit 1 if anything changed")
     v.add_argument("bundle")
     v.set_defaults(fn=_verify)
+    for mod in PLUGINS:
+        importlib.import_module(mod).register(sub)
     return p
 
 

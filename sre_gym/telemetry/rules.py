@@ -79,6 +79,14 @@ class AlertRule:
     annotation_templates: dict[str, Template] = field(default_factory=dict, repr=False)
     static_labels: dict[str, str] | None = field(default=None, repr=False)
 
+    @property
+    def labels_use_value(self) -> bool:
+        """Whether a label template may depend on the sample value (so labels can't be cached)."""
+        return any(
+            not t.static and ("alue" in t.text or re.search(r"\{\{-?\s*\.\s*(\||-?\}\})", t.text))
+            for t in self.label_templates.values()
+        )
+
     def render_labels(self, series: dict[str, str], value: float) -> dict[str, str]:
         """Alert labels: series labels minus ``__name__``, rule labels, ``alertname``."""
         out = {k: v for k, v in series.items() if k != "__name__"}
@@ -238,23 +246,35 @@ class AlertEngine:
         self.eval_interval_s = float(eval_interval_s)
         self.strict = strict
         self.keep_snapshots = keep_snapshots
-        names = [r.name for r in self.rules]
         self.plans: list[Plan] = []
         for r in self.rules:
             try:
                 self.plans.append(engine.compile(r.expr))
             except PromQLError as e:
                 raise RuleError(f"rule {r.name!r}: {e}") from None
-        del names
         self._interval_ms = [
             int(round((r.interval_s or self.eval_interval_s) * 1000)) for r in self.rules
         ]
         self._next_ms = [engine.tsdb.t0 * 1000] * len(self.rules)
         self._active: list[dict[tuple, _Alert]] = [{} for _ in self.rules]
+        # Alert labels per series-label dict (the engine reuses those dicts while the series set
+        # is unchanged), for rules whose label templates do not depend on the value.
+        self._label_cache: list[dict[int, tuple] | None] = [
+            {} if not r.labels_use_value else None for r in self.rules
+        ]
         self._fired: list[_Alert] = []
         self._snapshots: dict[float, list[_Alert | dict]] = {}
         self.errors: list[dict[str, Any]] = []
         self.last_eval: float | None = None
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["plans"]  # compiled plans are rebuilt from the rule expressions
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.plans = [self.engine.compile(r.expr) for r in self.rules]
 
     # -- evaluation ------------------------------------------------------------------------------
     def _final_ms(self) -> int:
@@ -346,9 +366,18 @@ class AlertEngine:
         rule = self.rules[i]
         active = self._active[i]
         seen: dict[tuple, tuple[dict[str, str], dict[str, str], float]] = {}
+        cache = self._label_cache[i]
         for s_labels, v in series:
-            labels = rule.render_labels(s_labels, v)
-            key = tuple(sorted(labels.items()))
+            hit = cache.get(id(s_labels)) if cache is not None else None
+            if hit is not None and hit[0] is s_labels:
+                _, labels, key = hit
+            else:
+                labels = rule.render_labels(s_labels, v)
+                key = tuple(sorted(labels.items()))
+                if cache is not None:
+                    if len(cache) > 50_000:
+                        cache.clear()
+                    cache[id(s_labels)] = (s_labels, labels, key)
             if key in seen:
                 self._error(
                     i,

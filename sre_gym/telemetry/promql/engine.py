@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -94,18 +95,37 @@ class Selection:
         self.single = len(parts) == 1
 
 
-def _compile_matcher(label: str, op: str, value: str):
-    if op in ("=~", "!~"):
-        try:
-            rx = re.compile(value)  # fullmatch anchors like Prometheus's ^(?:...)$
-        except re.error as e:
-            raise PromQLError(f"invalid regular expression {value!r}: {e}") from None
-        if op == "=~":
-            return lambda v: rx.fullmatch(v) is not None
-        return lambda v: rx.fullmatch(v) is None
-    if op == "=":
-        return lambda v: v == value
-    return lambda v: v != value
+class _Matcher:
+    """One label matcher as a callable (a class, not a closure, so plans can be pickled)."""
+
+    __slots__ = ("op", "value", "rx")
+
+    def __init__(self, op: str, value: str) -> None:
+        self.op, self.value, self.rx = op, value, None
+        if op in ("=~", "!~"):
+            try:
+                self.rx = re.compile(value)  # fullmatch anchors like Prometheus's ^(?:...)$
+            except re.error as e:
+                raise PromQLError(f"invalid regular expression {value!r}: {e}") from None
+
+    def __call__(self, v: str) -> bool:
+        if self.op == "=~":
+            return self.rx.fullmatch(v) is not None
+        if self.op == "!~":
+            return self.rx.fullmatch(v) is None
+        if self.op == "=":
+            return v == self.value
+        return v != self.value
+
+    def __getstate__(self) -> tuple[str, str]:
+        return (self.op, self.value)
+
+    def __setstate__(self, state: tuple[str, str]) -> None:
+        self.__init__(*state)
+
+
+def _compile_matcher(label: str, op: str, value: str) -> _Matcher:
+    return _Matcher(op, value)
 
 
 class SelectorNode(Node):
@@ -320,7 +340,7 @@ class SubqueryNode(Node):
         grid = g0 + np.arange(g, dtype=np.int64) * step
         if g > 200_000:
             raise PromQLError("subquery would evaluate too many steps")
-        inner_ctx = Ctx(grid, np.full(g, ctx.start[0]), np.full(g, ctx.end[0]), True)
+        inner_ctx = Ctx(grid, np.full(g, ctx.start[0]), np.full(g, ctx.end[0]))
         v = eng._eval_node(self.expr, inner_ctx) if g else None
         if v is None:
             labels: Labels = ()
@@ -379,7 +399,18 @@ class Engine:
         self.tsdb = tsdb
         self.lookback_ms = int(round(lookback_s * 1000))
         self.subquery_step_ms = int(round(subquery_step_s * 1000))
-        self._plans: dict[str, Plan] = {}
+        self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self.max_plans = 4096  # LRU bound: agents may send many distinct ad-hoc queries
+
+    def __getstate__(self) -> dict:
+        # Plans hold parser objects that cannot be pickled; they are rebuilt on demand.
+        state = self.__dict__.copy()
+        state["_plans"] = OrderedDict()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        _register_extra_functions()
+        self.__dict__.update(state)
 
     @property
     def t0_ms(self) -> int:
@@ -394,6 +425,7 @@ class Engine:
         """Parse and plan ``query`` once; plans are cached by query string."""
         plan = self._plans.get(query)
         if plan is not None:
+            self._plans.move_to_end(query)
             return plan
         if not isinstance(query, str):
             raise PromQLError(f"query must be a string, got {type(query).__name__}")
@@ -414,6 +446,8 @@ class Engine:
             order = r.op
         plan = Plan(query, root, order)
         self._plans[query] = plan
+        if len(self._plans) > self.max_plans:
+            self._plans.popitem(last=False)
         return plan
 
     def _build(self, e) -> Node:
@@ -463,6 +497,10 @@ class Engine:
         if isinstance(plan, str):
             plan = self.compile(plan)
         tms = np.round(np.asarray(times, dtype=np.float64) * 1000).astype(np.int64).reshape(-1)
+        if len(tms) == 0:
+            empty = np.zeros((0, 0))
+            kind = "vector" if plan.kind == "matrix" else plan.kind
+            return Result(kind, [], empty, empty.astype(bool), np.zeros(0), [])
         if start is None:
             ctx = Ctx(tms, tms, tms)
         else:

@@ -14,7 +14,7 @@ import numpy as np
 import promql_parser as pp
 
 from . import histogram, rangefuncs, spanfuncs
-from .gomath import go_log2, go_log10, go_max, go_min
+from .gomath import go_log, go_log2, go_log10, go_max, go_min
 from .grouping import Dedup, LabelCache
 from .types import Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Vec, drop_name
 
@@ -51,7 +51,7 @@ _SIMPLE = {
     "floor": np.floor,
     "exp": np.exp,
     "sqrt": np.sqrt,
-    "ln": np.log,
+    "ln": go_log,
     "log2": go_log2,
     "log10": go_log10,
     "sgn": lambda v: np.where(v < 0, -1.0, np.where(v > 0, 1.0, v)),

@@ -6,11 +6,11 @@ here (vectorised) to stay bit-identical with it where that is cheap.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-_LN2 = math.log(2)
+# Go evaluates these constant expressions exactly and rounds once; so do these literals.
+_INV_LN2 = 1.442695040888963407359924681001892137  # 1/Ln2
+_INV_LN10 = 0.434294481903251827651128918916605082294397005803666566114  # 1/Ln10
 
 
 def go_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -23,18 +23,56 @@ def go_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a == 0) & (b == 0), -((-a) + (-b)), np.minimum(a, b))
 
 
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_L = (
+    6.666666666666735130e-01,
+    3.999999999940941908e-01,
+    2.857142874366239149e-01,
+    2.222219843214978396e-01,
+    1.818357216161805012e-01,
+    1.531383769920937332e-01,
+    1.479819860511658591e-01,
+)
+_SQRT2_2 = 0.70710678118654752440084436210484903928483593768847
+
+
+def go_log(v: np.ndarray) -> np.ndarray:
+    """``math.Log`` (FreeBSD ``e_log.c`` algorithm, as Go uses it), vectorised."""
+    x = np.asarray(v, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        f1, ki = np.frexp(x)
+        small = f1 < _SQRT2_2
+        f1 = np.where(small, f1 * 2, f1)
+        k = (ki - small).astype(np.float64)
+        f = f1 - 1
+        s = f / (2 + f)
+        s2 = s * s
+        s4 = s2 * s2
+        l1, l2, l3, l4, l5, l6, l7 = _L
+        t1 = s2 * (l1 + s4 * (l3 + s4 * (l5 + s4 * l7)))
+        t2 = s4 * (l2 + s4 * (l4 + s4 * l6))
+        r = t1 + t2
+        hfsq = 0.5 * f * f
+        out = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+        special = ~np.isfinite(x) | (x <= 0)
+        if special.any():
+            out = np.where(special, np.log(x), out)
+    return out
+
+
 def go_log2(v: np.ndarray) -> np.ndarray:
     """``math.Log2``: ``Log(frac) * (1/Ln2) + exp``, exact for powers of two."""
     v = np.asarray(v, dtype=np.float64)
     frac, exp = np.frexp(v)
-    out = np.log(frac) * (1 / _LN2) + exp
+    out = go_log(frac) * _INV_LN2 + exp
     out = np.where(frac == 0.5, exp - 1.0, out)
     return np.where(np.isfinite(v) & (v > 0), out, np.log2(v))
 
 
 def go_log10(v: np.ndarray) -> np.ndarray:
-    """``math.Log10``: ``Log2(x) * (Ln2/Ln10)``."""
-    return go_log2(v) * (_LN2 / math.log(10))
+    """``math.Log10``: ``Log(x) * (1/Ln10)``."""
+    return go_log(v) * _INV_LN10
 
 
 def _is_odd_int(y: np.ndarray) -> np.ndarray:
@@ -93,7 +131,7 @@ def go_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             up = yfr > 0.5
             yfr = np.where(up, yfr - 1, yfr)
             yir = np.where(up, yir + 1, yir)
-            a1 = np.where(yfr != 0, np.exp(yfr * np.log(xr)), 1.0)
+            a1 = np.where(yfr != 0, np.exp(yfr * go_log(xr)), 1.0)
             ae = np.zeros(xr.shape, dtype=np.int64)
             x1, xe = np.frexp(xr)
             xe = xe.astype(np.int64)

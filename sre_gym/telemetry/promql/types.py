@@ -150,7 +150,6 @@ class Ctx:
     times: np.ndarray  # int64 ms, [T]
     start: np.ndarray  # int64 ms, [T]
     end: np.ndarray  # int64 ms, [T]
-    in_subquery: bool = False
 
     @property
     def n(self) -> int:
@@ -162,7 +161,8 @@ class Result:
     """Result of :meth:`Engine.eval`: ``values`` is NaN where a series is absent.
 
     ``present`` distinguishes absent series from real NaN samples. ``labels`` are dicts including
-    ``__name__`` when the series keeps it; rows are sorted by label set.
+    ``__name__`` when the series keeps it; rows are sorted by label set. The label dicts are shared
+    between evaluations while the series set is unchanged (treat them as read-only).
     """
 
     kind: str  # "vector" | "scalar" | "string"
@@ -178,7 +178,3 @@ def drop_name(ls: LabelSet) -> LabelSet:
     if ls and any(k == NAME for k, _ in ls):
         return tuple(p for p in ls if p[0] != NAME)
     return ls
-
-
-def make_labelset(d: dict[str, str]) -> LabelSet:
-    return tuple(sorted((k, v) for k, v in d.items() if v != ""))

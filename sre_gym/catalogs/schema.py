@@ -74,8 +74,11 @@ class Probe(Strict):
 class Service(Strict):
     name: str
     language: str
-    kind: Literal["gateway", "stateless", "stateful", "loadgen"]
+    kind: Literal["gateway", "stateless", "stateful", "loadgen", "infra"]
     port: int | None = None
+    service_port: int | None = Field(
+        default=None, description="the Kubernetes Service's port, if not `port`"
+    )
     container: str = "server"
     replicas: int = Field(default=1, ge=0)
     image: str
@@ -84,6 +87,12 @@ class Service(Strict):
     readiness: Probe | None = None
     perf: Perf | None = None
     rpcs: list[str] = Field(default_factory=list)
+    spread_zones: bool = Field(
+        default=False, description="replicas spread over zones (topology spread)"
+    )
+    slo_p95_ms: float = Field(
+        default=250, gt=0, description="latency objective the alerts use (p95 of server spans)"
+    )
     latency_env: str | None = Field(
         default=None, description="env var whose Go duration is added to every request"
     )
@@ -91,7 +100,7 @@ class Service(Strict):
 
     @model_validator(mode="after")
     def _serving_needs_perf(self) -> Service:
-        if self.kind != "loadgen" and self.perf is None:
+        if self.kind not in ("loadgen", "infra") and self.perf is None:
             raise ValueError(f"service {self.name}: serving services need perf parameters")
         return self
 
@@ -104,6 +113,9 @@ class Edge(Strict):
     timeout_ms: float = Field(default=5000, gt=0)
     retries: int = Field(default=0, ge=0)
     addr_env: str | None = Field(default=None, description="caller env var holding callee address")
+    pool: int | None = Field(
+        default=None, gt=0, description="client connection pool per caller pod (databases, caches)"
+    )
     ops: list[str] = Field(default_factory=list)
 
 
@@ -122,6 +134,48 @@ class Node(Strict):
     zone: str
 
 
+class FlagEffect(Strict):
+    """What a feature flag does to its consumer while its variant is not the default off value.
+
+    Numeric fields scale with the variant's value (1.0 for boolean "on"), so percentage flags such as
+    paymentFailure's "25%" give a quarter of ``error_rate``.
+    """
+
+    error_rate: float = 0.0
+    latency_ms: float = 0.0
+    cpu_cores: float = 0.0
+    mem_leak_mib_s: float = 0.0
+    not_ready: bool = False
+    broken_edges: list[str] = Field(default_factory=list)
+    publish_copies: float = 0.0
+    consume_ms: float = 0.0
+    log: str = ""
+
+
+class Flag(Strict):
+    """A flagd feature flag (name and variants as in the pinned demo's demo.flagd.json)."""
+
+    name: str
+    service: str = Field(description="the service whose behaviour the flag changes (its culprit)")
+    variants: dict[str, float | bool]
+    default: str = "off"
+    effects: dict[str, FlagEffect] = Field(description="service -> effect (usually just `service`)")
+    benchmark_owned: bool = Field(
+        default=False, description="belongs to the load generator, not a fault"
+    )
+
+
+class Queue(Strict):
+    """A message topic: producers publish per request; each consumer group drains it."""
+
+    name: str
+    broker: str
+    producers: dict[str, float] = Field(description="service -> messages per request served")
+    consumers: dict[str, float] = Field(
+        description="consumer service (= group) -> messages/s per ready pod"
+    )
+
+
 class LoadGen(Strict):
     service: str
     users: int = Field(gt=0)
@@ -137,12 +191,22 @@ class App(Strict):
     version: str
     source: str
     namespace: str
-    entrypoint: str
+    entrypoint: str = Field(
+        description="the service users' requests arrive at (request alerts read it)"
+    )
+    router: str | None = Field(
+        default=None,
+        description="where routes fan out, if a pass-through gateway (the entrypoint) sits in front of it",
+    )
     loadgen: LoadGen
     nodes: list[Node]
     services: list[Service]
     edges: list[Edge]
     routes: list[Route]
+    inter_zone_ms: float = Field(default=0.0, ge=0, description="one-way latency between zones")
+    flags: list[Flag] = Field(default_factory=list)
+    flag_configmap: str | None = None
+    queues: list[Queue] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -153,6 +217,8 @@ class App(Strict):
         known = set(names)
         if self.entrypoint not in known:
             raise ValueError(f"entrypoint {self.entrypoint!r} is not a service")
+        if self.router is not None and self.router not in known:
+            raise ValueError(f"router {self.router!r} is not a service")
         for e in self.edges:
             for n in (e.caller, e.callee):
                 if n not in known:
@@ -161,6 +227,13 @@ class App(Strict):
             for n in [*r.calls, *r.soft]:
                 if n not in known:
                     raise ValueError(f"route {r.name}: unknown service {n!r}")
+        for f in self.flags:
+            if f.service not in known or f.default not in f.variants or not set(f.effects) <= known:
+                raise ValueError(f"flag {f.name}: unknown service or default variant")
+        for q in self.queues:
+            for n in [q.broker, *q.producers, *q.consumers]:
+                if n not in known:
+                    raise ValueError(f"queue {q.name}: unknown service {n!r}")
         return self
 
     def service(self, name: str) -> Service:
@@ -171,8 +244,8 @@ class App(Strict):
 
     @property
     def serving(self) -> list[Service]:
-        """Services that serve requests (everything except the load generator), in catalog order."""
-        return [s for s in self.services if s.kind != "loadgen"]
+        """Services that serve requests (not the load generator or infra such as flagd), in order."""
+        return [s for s in self.services if s.kind not in ("loadgen", "infra")]
 
 
 # -- faults ---------------------------------------------------------------------------------------
@@ -191,7 +264,10 @@ class ProbeSpec(Strict):
     ``latency_p95`` the time spent in the service itself, ``edge_error`` transport failures on one
     edge (refused, dropped, timed out; not errors the callee returns). ``rollout_complete`` and
     ``no_restarts`` read the deployment's pods; ``node_workloads`` is healthy once no pod is left on
-    the named node while it is NotReady. A service without ready pods fails its SLI probes.
+    the named node while it is NotReady. ``corruption`` reads the share of the service's responses
+    carrying silently wrong data (a data-integrity check, not an error), ``queue_lag`` a consumer
+    group's lag in messages on the service's queue, ``zone_available`` whether the named zone serves
+    traffic. A service without ready pods fails its SLI probes.
     """
 
     kind: Literal[
@@ -201,6 +277,9 @@ class ProbeSpec(Strict):
         "rollout_complete",
         "no_restarts",
         "node_workloads",
+        "corruption",
+        "queue_lag",
+        "zone_available",
     ]
     service: str = Field(description="service the SLI is read on (the node, for node_workloads)")
     peer: str | None = None
@@ -237,17 +316,96 @@ class Fault(Strict):
         return self
 
 
+class FaultTemplate(Strict):
+    """Direct faults of one mechanism over many targets; expanded into one ``Fault`` per target.
+
+    A target is a service, ``caller>callee`` for edge faults (the fault's target is the caller and
+    ``params.peer`` the callee), or a node / zone name for infrastructure faults. The probe's
+    service defaults to the target (to the node or zone for infrastructure probes).
+    """
+
+    id: str
+    category: Category
+    mechanism: str
+    targets: list[str]
+    params: dict[str, float | int | str] = Field(default_factory=dict)
+    probe: dict[str, float | str]
+    remedies: list[str]
+    culprits: list[str] = Field(default_factory=list)
+    summary: str = ""
+
+    def expand(self, prefix: str, app: str) -> list[Fault]:
+        out = []
+        for tgt in self.targets:
+            caller, _, peer = tgt.partition(">")
+            params = dict(self.params)
+            probe = dict(self.probe)
+            if peer:
+                params["peer"] = peer
+                probe.setdefault("peer", peer)
+            probe.setdefault("service", caller)
+            slug = f"{caller}-{peer}" if peer else caller
+            out.append(
+                Fault(
+                    id=f"{prefix}-{self.id}-{slug}",
+                    app=app,
+                    category=self.category,
+                    delivery="direct",
+                    mechanism=self.mechanism,
+                    target=caller,
+                    params=params,
+                    probe=ProbeSpec.model_validate(probe),
+                    remedies=list(self.remedies),
+                    culprits=list(self.culprits),
+                    summary=self.summary,
+                )
+            )
+        return out
+
+
 class Defect(Strict):
     """What a built image does differently from its parent (interpreted by the simulator)."""
 
-    error_rate: float = 0.0
-    latency_ms: float = 0.0
-    cpu_mult: float = 1.0
-    crash_after_s: float | None = None
-    mem_leak_mib_s: float = 0.0
-    timeouts_ms: dict[str, float] = Field(default_factory=dict)
-    retries: dict[str, int] = Field(default_factory=dict)
-    log: str = ""
+    error_rate: float = Field(
+        default=0.0, ge=0, le=1, description="share of requests failing in the service"
+    )
+    latency_ms: float = Field(default=0.0, ge=0, description="added to every request")
+    cpu_mult: float = Field(default=1.0, gt=0, description="CPU per request multiplier")
+    crash_after_s: float | None = Field(
+        default=None, gt=0, description="the process exits after running this long"
+    )
+    mem_leak_mib_s: float = Field(default=0.0, ge=0, description="working-set growth while running")
+    timeouts_ms: dict[str, float] = Field(
+        default_factory=dict, description="client deadline per callee"
+    )
+    retries: dict[str, int] = Field(default_factory=dict, description="client retries per callee")
+    broken_edges: list[str] = Field(
+        default_factory=list,
+        description="callees it can no longer reach (wrong host or port in code)",
+    )
+    pool_size: dict[str, int] = Field(
+        default_factory=dict, description="connection pool size per callee (per pod)"
+    )
+    hold_ms: float = Field(
+        default=0.0,
+        ge=0,
+        description="extra time each pooled connection is held (e.g. a transaction around slow work)",
+    )
+    corrupt_rate: float = Field(
+        default=0.0, ge=0, le=1, description="share of responses silently carrying wrong data"
+    )
+    consume_ms: float = Field(
+        default=0.0, ge=0, description="extra processing per consumed message"
+    )
+    log: str = Field(default="", description="the log line the defect produces")
+
+
+class FixPredicate(Strict):
+    """How the pipeline judges a patch: the named file must (not) match these regexes."""
+
+    file: str
+    must_match: list[str] = Field(default_factory=list)
+    must_not_match: list[str] = Field(default_factory=list)
 
 
 class Change(Strict):
@@ -267,6 +425,12 @@ class Change(Strict):
     )
     image_tag: str | None = Field(default=None, description="image changes: tag deployed")
     readiness_port: int | None = None
+    flags: dict[str, str] = Field(
+        default_factory=dict, description="flag config changes: flag -> variant"
+    )
+    fix: FixPredicate | None = Field(
+        default=None, description="source patches that satisfy this neutralise the defect"
+    )
 
 
 class AppCatalog(Strict):

@@ -8,24 +8,43 @@ still in place; if the agent already fixed it, the revert does nothing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from sre_gym.catalogs import hard_callers, load_catalog
-from sre_gym.catalogs.schema import Change, Fault
+from sre_gym.catalogs.schema import Change, Fault, parse_cpu, parse_mem
+from sre_gym.orchestrator.persistence import PersistenceChecker
 from sre_gym.orchestrator.schedule import Schedule
 from sre_gym.rng import stable_hash
 from sre_gym.sim.cluster import ChangeRecord, SimCluster
+from sre_gym.sim.diffs import reverse_diff
 from sre_gym.sim.dynamics import _Z95, TickOut
-from sre_gym.sim.pods import TERMINATING
+from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING
+from sre_gym.sim.source_trees import PipelineError
 
 POD_FIELDS = {
-    "cpu_hog": ("hog", "cores"),
-    "network_delay": ("delay", "delay_ms"),
-    "dependency_oom": ("balloon", "balloon_mi"),
+    "cpu_hog": "hog",
+    "network_delay": "delay",
+    "mem_balloon": "balloon",
+    "dependency_oom": "balloon",
 }
+# names of egress policies a platform team might plausibly apply (picked by a stable hash)
+POLICY_NAMES = (
+    "{src}-egress-allowlist",
+    "restrict-{src}-egress",
+    "{src}-default-deny-egress",
+    "egress-lockdown-{src}",
+)
+# names of egress policies that a platform team might plausibly apply (picked by a stable hash)
+POLICY_NAMES = (
+    "{src}-egress-allowlist",
+    "restrict-{src}-egress",
+    "{src}-default-deny-egress",
+    "egress-lockdown-{src}",
+)
 PROBE_KINDS = (
     "error_ratio",
     "latency_p95",
@@ -34,7 +53,8 @@ PROBE_KINDS = (
     "no_restarts",
     "node_workloads",
 )
-RESTART_QUIET_S = 120.0  # a pod that exited this recently is not yet trusted
+RESTART_QUIET_S = 300.0  # a pod that exited within the longest back-off is not yet trusted
+STUCK_GRACE_S = 30.0  # a running pod not ready this long after its startup is stuck
 PROBE_TAIL_S = 600  # probes keep being recorded this long after a fault's revert
 
 
@@ -81,11 +101,19 @@ def _aliases(*items: str) -> list[str]:
 
 
 class Injector:
-    def __init__(self, cl: SimCluster, sched: Schedule, episode_start: float) -> None:
+    def __init__(
+        self,
+        cl: SimCluster,
+        sched: Schedule,
+        episode_start: float,
+        *,
+        hold_s: float = 90,
+        persistence_s: float = 120,
+    ) -> None:
         self.cl = cl
         self.sched = sched
         self.t_ep = float(episode_start)
-        cat = load_catalog(sched.app)
+        cat = load_catalog(sched.app, include_quarantined=True)
         self.faults = {f.id: f for f in cat.faults}
         self.changes = {c.id: c for c in cat.changes}
         nf = len(sched.faults)
@@ -100,6 +128,10 @@ class Injector:
         for i, d in enumerate(sched.deploys):
             cl.at(self.t_ep + d.time, functools.partial(self._deploy, i, d.change_id))
         cl.tick_hooks.append(self._on_tick)
+        self.persistence = PersistenceChecker(self, hold_s, persistence_s)
+
+    def note_intervention(self, t: float, target: str | None, obj: str) -> None:
+        self.persistence.note_intervention(t, target, obj)
 
     # ------------------------------------------------------------------ inject / revert
     def _sha(self, *parts: object) -> str:
@@ -125,23 +157,66 @@ class Injector:
             detail.update(before=before, after=after.template, change=ch, record=rec)
             artifacts = self._change_aliases(ch, rec, after.number)
         elif f.mechanism in POD_FIELDS:
-            fld, prm = POD_FIELDS[f.mechanism]
-            pods = cl.set_pod_condition(f.target, fld, float(f.params[prm]), t)
+            fld = POD_FIELDS[f.mechanism]
+            pods = cl.set_pod_condition(f.target, fld, self._magnitude(f), t)
             detail.update(field=fld, pods=pods)
             artifacts = _aliases(*pods, *(f"pod/{p}" for p in pods), *(f"pods/{p}" for p in pods))
+            if not pods:  # nothing was running to inject into: the fault has no effect
+                artifacts = _aliases(f"deployment/{f.target}")
         elif f.mechanism == "network_partition":
-            name = str(f.params["policy"])
+            name = str(f.params.get("policy") or "")
+            if not name or name == "auto":
+                pick = int(stable_hash(self.sched.seed, f.id, digits=8), 16) % len(POLICY_NAMES)
+                name = POLICY_NAMES[pick].format(src=f.target)
             cl.add_networkpolicy(name, f.target, str(f.params["peer"]), t, owner="platform-team")
             detail.update(policy=name)
             artifacts = _aliases(
                 name, f"networkpolicy/{name}", f"networkpolicies/{name}", f"netpol/{name}"
             )
-        elif f.mechanism == "node_failure":
-            deps = cl.set_node_ready(f.target, False, t)
+        elif f.mechanism in ("node_failure", "zone_outage"):
+            nodes = (
+                [f.target]
+                if f.mechanism == "node_failure"
+                else [n.name for n in cl.world.nodes if n.zone == f.target]
+            )
+            deps = sorted({d for n in nodes for d in cl.set_node_ready(n, False, t)})
             deps = [d for d in deps if d in cl.topo.index]
-            detail.update(node=f.target, probe_deps=deps)
+            detail.update(nodes=nodes, probe_deps=deps)
             affected = sorted({s for d in deps for s in hard_callers(cl.topo.app, d)})
-            artifacts = _aliases(f.target, f"node/{f.target}", f"nodes/{f.target}")
+            if f.mechanism == "zone_outage":
+                affected += nodes  # node alerts are about the zone's machines
+            kind = "node" if f.mechanism == "node_failure" else "zone"
+            artifacts = _aliases(
+                f.target,
+                f"{kind}/{f.target}",
+                f"{kind}s/{f.target}",
+                *(f"node/{n}" for n in nodes) if kind == "zone" else (),
+            )
+            if kind == "zone":
+                artifacts += _aliases(f"topology.kubernetes.io/zone={f.target}")
+        elif f.mechanism == "replicas_zero":
+            dep = cl.world.deployment(f.target)
+            detail.update(replicas=dep.replicas)
+            cl.scale(f.target, 0, t)
+            artifacts = _aliases(
+                f"deployment/{f.target}",
+                f"deployments/{f.target}",
+                f"{f.target}/replicas",
+                f"{f.target}.spec.replicas",
+                "spec.replicas",
+                "replicas",
+            )
+        elif f.mechanism == "config_drift":
+            key, value = self._drift(f)
+            dep = cl.world.deployment(f.target)
+            before = dep.current.template.env_dict().get(key[4:])
+            rev = cl.patch(f.target, key, value, t, cause="")
+            detail.update(key=key, value=value, before=before)
+            artifacts = _aliases(
+                *_key_aliases(f.target, key),
+                f"{f.target}@{rev.number}",
+                f"deployment/{f.target}@{rev.number}",
+            )
         else:  # pragma: no cover - catalog validation names only known mechanisms
             raise ValueError(f"unknown mechanism {f.mechanism}")
         inj = Injection(
@@ -149,6 +224,32 @@ class Injector:
         )
         self.injections[idx] = inj
         self.records.append({"type": "injection", "t": t, **inj.evidence()})
+
+    def _magnitude(self, f: Fault) -> float:
+        """A pod condition's size: absolute, or a share of the target's current limit."""
+        tpl = self.cl.world.deployment(f.target).current.template
+        p = f.params
+        if "cores_frac" in p:
+            return float(p["cores_frac"]) * parse_cpu(tpl.cpu_limit)
+        if "balloon_frac" in p:
+            return float(p["balloon_frac"]) * parse_mem(tpl.mem_limit)
+        for k in ("cores", "delay_ms", "balloon_mi"):
+            if k in p:
+                return float(p[k])
+        raise ValueError(f"{f.id}: no magnitude parameter")
+
+    def _drift(self, f: Fault) -> tuple[str, str]:
+        """An edited address that looks right but points at the wrong port or host."""
+        topo = self.cl.topo
+        peer = str(f.params["peer"])
+        var = topo.addr_env.get((topo.index[f.target], topo.index[peer]))
+        if var is None:
+            raise ValueError(f"{f.id}: {f.target} has no address setting for {peer}")
+        cur = self.cl.world.deployment(f.target).current.template.env_dict().get(var, "")
+        host, _, port = cur.rpartition(":")
+        if port.isdigit() and host:
+            return f"env.{var}", f"{host}:{int(port) + 1}"
+        return f"env.{var}", f"{cur}-v2"
 
     def _change_aliases(self, ch: Change, rec: ChangeRecord, rev: int) -> list[str]:
         dep = ch.service
@@ -164,17 +265,27 @@ class Injector:
             keys.append("readinessProbe.port")
         items = list(common)
         for k in keys:
-            items += [k, f"{dep}/{k}", f"{dep}.{k}", f"deployment/{dep}/{k}"]
-            if k.startswith("env."):
-                items += [k[4:], f"{dep}/{k[4:]}"]
+            items += _key_aliases(dep, k)
+        for flag in ch.flags:
+            items += [
+                flag,
+                f"flags.{flag}",
+                f"flagd/{flag}",
+                f"flagd/flags.{flag}",
+                f"flagd-config/{flag}",
+                f"configmap/flagd-config/{flag}",
+            ]
         return _aliases(*items)
 
     def present(self, inj: Injection) -> bool:
         """Is the fault's responsible artifact still in place?"""
         cl, f, d = self.cl, inj.fault, inj.detail
         if f.delivery == "change":
-            cur = cl.world.deployment(f.target).current.template
             ch: Change = d["change"]
+            if ch.flags:
+                chosen = cl.flag_variants()
+                return any(chosen.get(k) == v for k, v in ch.flags.items())
+            cur = cl.world.deployment(f.target).current.template
             after = d["after"]
             if ch.kind in ("code", "image"):
                 return cur.image == after.image
@@ -195,8 +306,15 @@ class Injector:
             return False
         if "policy" in d:
             return any(np_.name == d["policy"] for np_ in cl.world.netpols)
-        if "node" in d:
-            return not next(nd for nd in cl.world.nodes if nd.name == d["node"]).ready
+        if "nodes" in d:
+            return any(not nd.ready for nd in cl.world.nodes if nd.name in d["nodes"])
+        if "replicas" in d:
+            return cl.world.deployment(f.target).replicas == 0
+        if "key" in d:
+            return (
+                cl.world.deployment(f.target).current.template.env_dict().get(d["key"][4:])
+                == d["value"]
+            )
         return False  # pragma: no cover
 
     def _revert(self, idx: int, t: float) -> None:
@@ -213,14 +331,35 @@ class Injector:
                 cl.clear_pod_condition(d["pods"], d["field"])
             elif "policy" in d:
                 cl.delete_networkpolicy(d["policy"], t)
-            elif "node" in d:
-                cl.set_node_ready(d["node"], True, t)
+            elif "nodes" in d:
+                for n in d["nodes"]:
+                    cl.set_node_ready(n, True, t)
+            elif "replicas" in d:
+                cl.scale(f.target, d["replicas"], t)
+            elif "key" in d:
+                if d["before"] is None:
+                    cl.unset_env(f.target, d["key"][4:], t)
+                else:
+                    cl.patch(f.target, d["key"], d["before"], t, cause="")
         self.records.append({"type": "revert", "t": t, "index": idx, "acted": acted})
 
     def _revert_change(self, inj: Injection, t: float) -> None:
         cl = self.cl
         ch: Change = inj.detail["change"]
         before = inj.detail["before"]
+        if ch.flags:
+            defaults = {f.name: f.default for f in cl.topo.app.flags}
+            revert = ch.model_copy(update={"flags": {k: defaults[k] for k in ch.flags}})
+            cl.deploy_change(
+                revert,
+                self._sha("revert", inj.index),
+                t,
+                author="release-manager",
+                title=f'Revert "{ch.title}"',
+                diff=reverse_diff(inj.detail["record"].diff),
+                revert_of=ch,
+            )
+            return
         dep = cl.world.deployment(ch.service)
         cur = dep.current.template
         if ch.kind in ("code", "image"):
@@ -243,6 +382,9 @@ class Injector:
         sha = self._sha("revert", inj.index)
         title = f'Revert "{ch.title}"'
         rev = cl.restore_template(ch.service, new, t, f"deploy {sha[:7]}: {title}", sha)
+        if cl.pipeline is not None:
+            with contextlib.suppress(PipelineError, KeyError):  # no source tree for this service
+                cl.pipeline.on_revert(ch, sha, new.image, t)
         cl.changes.append(
             ChangeRecord(
                 sha=sha,
@@ -252,7 +394,7 @@ class Injector:
                 author="release-manager",
                 time=t,
                 files=list(ch.files),
-                diff=_reverse_diff(inj.detail["record"].diff),
+                diff=reverse_diff(inj.detail["record"].diff),
                 image=new.image,
                 revision=rev.number,
                 pipeline={
@@ -288,44 +430,81 @@ class Injector:
             self.probe[inj.index, tick] = health(inj)
             if t < inj.end:
                 self.artifact[inj.index, tick] = int(self.present(inj))
+        self.persistence.on_tick(tick)
 
     def _health(self, tick: int, out: TickOut):
         cl = self.cl
         topo = cl.topo
         st = cl.deployment_status()
         t = cl.time_of_tick(tick)
-        avail_ok = st["status_replicas_available"] >= st["spec_replicas"]
-        rollout_ok = (
-            (st["status_replicas_updated"] == st["spec_replicas"])
-            & (st["status_replicas"] == st["spec_replicas"])
-            & avail_ok
-        )
+        # a workload scaled to zero is not healthy, however quiet it is
+        serving = st["spec_replicas"] > 0
+        avail_ok = (st["status_replicas_available"] >= st["spec_replicas"]) & serving
         p = cl.pods
         live = p.live()
-        unsettled = ~p.ready[live] | (
-            (p.restarts[live] > 0) & (t - p.last_term_at[live] < RESTART_QUIET_S)
-        )
+        # a pod that crashed recently, or is stuck waiting (back-off, image pull), is unsettled; a pod
+        # that is simply starting up after a rollout is not
+        state = p.state[live]
+        stuck = (state == BACKOFF) | (state == IMAGE_WAIT)
+        unsettled = stuck | ((p.restarts[live] > 0) & (t - p.last_term_at[live] < RESTART_QUIET_S))
         bad = np.bincount(p.dep[live][unsettled], minlength=len(cl.world.deployments))
         quiet = (bad == 0) & avail_ok
+        # a rollout that is progressing is fine; one whose new pods are stuck (image pull, back-off,
+        # never passing readiness) is not
+        startup = cl.dep_startup[p.dep[live]]
+        up = t - p.started[live]
+        never_ready = (
+            (state == RUNNING) & ~p.ready[live] & (np.nan_to_num(up) > startup + STUCK_GRACE_S)
+        )
+        stuck_n = np.bincount(p.dep[live][stuck | never_ready], minlength=len(cl.world.deployments))
+        rollout_ok = avail_ok & (stuck_n == 0)
         has = out.served > 0
         p95 = out.own_lat * np.exp(_Z95 * topo.sigma)
         idx = topo.index
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}
-        live_nodes = np.bincount(p.node[live][p.node[live] >= 0], minlength=len(cl.world.nodes))
+        # workloads of the app (not the load generator or flagd) still sitting on each node
+        app_pods = live[(p.dep[live] < topo.n) & (p.node[live] >= 0)]
+        live_nodes = np.bincount(p.node[app_pods], minlength=len(cl.world.nodes))
+
+        zone_of = [nd.zone for nd in cl.world.nodes]
+
+        dep_idx = {d.name: d.index for d in cl.world.deployments}
+
+        some_ready = serving & (st["status_replicas_available"] >= 1)
+
+        def workloads_up(inj: Injection) -> bool:
+            """The moved workloads run somewhere (not merely gone: scaling to zero is no repair)."""
+            return all(some_ready[dep_idx[d]] for d in inj.detail.get("probe_deps", ()))
 
         def health(inj: Injection) -> int:
             pr = inj.fault.probe
             if pr.kind == "node_workloads":
                 i = node_of[pr.service]
-                return int(cl.world.nodes[i].ready or live_nodes[i] == 0)
+                return int(cl.world.nodes[i].ready or (live_nodes[i] == 0 and workloads_up(inj)))
+            if pr.kind == "zone_available":
+                empty = all(
+                    nd.ready or live_nodes[i] == 0
+                    for i, nd in enumerate(cl.world.nodes)
+                    if zone_of[i] == pr.service
+                )
+                return int(empty and workloads_up(inj))
+            if pr.kind == "queue_lag":
+                lags = [
+                    lag
+                    for (_, group), lag in zip(cl.queues.names, cl.queues.lag, strict=True)
+                    if group == pr.service
+                ]
+                return int(all(lag <= pr.max for lag in lags))
             s = idx[pr.service]
+            if pr.kind == "corruption":
+                return int(bool(has[s]) and out.corrupt[s] <= pr.max)
             if pr.kind == "error_ratio":
                 return int(bool(has[s]) and out.own_err[s] <= pr.max)
             if pr.kind == "latency_p95":
                 return int(bool(has[s]) and p95[s] <= pr.max)
-            if pr.kind == "edge_error":
-                return int(out.edge_tfail[s, idx[pr.peer]] <= pr.max)
+            if pr.kind == "edge_error":  # the caller must be serving for its edge to count
+                return int(bool(has[s]) and out.edge_tfail[s, idx[pr.peer]] <= pr.max)
             if pr.kind == "rollout_complete":
                 return int(bool(rollout_ok[s]))
             if pr.kind == "no_restarts":
@@ -335,15 +514,9 @@ class Injector:
         return health
 
 
-def _reverse_diff(diff: str) -> str:
-    out = []
-    for line in diff.splitlines():
-        if line.startswith("--- ") or line.startswith("+++ "):
-            out.append(line)
-        elif line.startswith("+"):
-            out.append("-" + line[1:])
-        elif line.startswith("-"):
-            out.append("+" + line[1:])
-        else:
-            out.append(line)
-    return "\n".join(out) + "\n"
+def _key_aliases(dep: str, k: str) -> list[str]:
+    """The ways to name one setting of a deployment (env.X, X, dep/X, ...)."""
+    out = [k, f"{dep}/{k}", f"{dep}.{k}", f"deployment/{dep}/{k}"]
+    if k.startswith("env."):
+        out += [k[4:], f"{dep}/{k[4:]}"]
+    return out

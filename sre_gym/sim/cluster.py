@@ -8,6 +8,7 @@ would (a deploy, a policy, a stressed pod), and the dynamics do the rest.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -17,9 +18,13 @@ from sre_gym.catalogs import RELEASE
 from sre_gym.catalogs.schema import Change, parse_cpu, parse_mem
 from sre_gym.rng import Streams, stable_hash
 from sre_gym.sim import dynamics
+from sre_gym.sim import flags as flags_mod
 from sre_gym.sim import pods as P
+from sre_gym.sim import queues as queues_mod
 from sre_gym.sim.controller import k8s_suffix, pick_node, reconcile
 from sre_gym.sim.metrics import MetricWriter
+from sre_gym.sim.pipeline import BuildResult, Pipeline
+from sre_gym.sim.source_trees import PipelineError
 from sre_gym.sim.state import (
     EPOCH,
     Deployment,
@@ -77,6 +82,8 @@ class SimCluster:
         self.capacity = horizon_s // TICK_S + 1
         self.tsdb = TSDB(t0=EPOCH, tick_s=TICK_S, capacity=self.capacity)
         self.tick = 0  # next tick to simulate
+        self.tick_s = TICK_S
+        self.recording = True  # False in forks: no telemetry, no records
         self.now = float(EPOCH - TICK_S)  # time of the last simulated tick
         app_cat = topo.app
         deps = [
@@ -90,7 +97,7 @@ class SimCluster:
                 ],
             )
             for i, s in enumerate(
-                [*app_cat.serving, *[x for x in app_cat.services if x.kind == "loadgen"]]
+                [*app_cat.serving, *[x for x in app_cat.services if x.kind in ("loadgen", "infra")]]
             )
         ]
         images = {s.image: Image(s.image, s.name, None, None) for s in app_cat.services}
@@ -104,6 +111,18 @@ class SimCluster:
             },
             configmaps={"kube-root-ca.crt": {"ca.crt": "-----BEGIN CERTIFICATE-----..."}},
         )
+        if app_cat.flag_configmap:
+            self.world.configmaps[app_cat.flag_configmap] = {
+                flags_mod.FLAG_FILE: flags_mod.flag_file(app_cat)
+            }
+        self._flag_text: str | None = None
+        self.zone_names = sorted({nd.zone for nd in app_cat.nodes})
+        self.node_zone = np.array([self.zone_names.index(nd.zone) for nd in app_cat.nodes] + [0])
+        self.queues = queues_mod.init(topo)
+        try:
+            self.pipeline: Pipeline | None = Pipeline(app, release, seed)
+        except PipelineError:
+            self.pipeline = None  # an app without source trees: no source reads or patches
         self.pods = P.PodTable()
         self.profiles: list[Profile] = []
         self._profile_ids: dict[tuple[int, Template], int] = {}
@@ -113,8 +132,13 @@ class SimCluster:
         self._action_seq = 0
         self.tick_hooks: list[Callable[[int, dynamics.TickOut], None]] = []
         n = topo.n
-        self.dep_mem_base = np.append(topo.mem_base, [120.0] * (len(deps) - n))
-        self.dep_startup = np.append(topo.startup_s, [5.0] * (len(deps) - n))
+        others = [app_cat.service(d.name) for d in deps[n:]]
+        self.dep_mem_base = np.append(
+            topo.mem_base, [o.perf.mem_base_mi if o.perf else 120.0 for o in others]
+        )
+        self.dep_startup = np.append(
+            topo.startup_s, [o.perf.startup_s if o.perf else 5.0 for o in others]
+        )
         self.last_exit = np.full(len(deps), -np.inf)
         self.prev_attempts = np.ones((n, n))
         cap = self.capacity
@@ -138,6 +162,8 @@ class SimCluster:
         self.rec_edge_att = np.zeros((cap, n, n))
         self.rec_entry = np.zeros((cap, 3))  # requests/s, failed share, slow share
         self.rec_log = np.zeros((cap, n), dtype=np.int16)
+        self.rec_corrupt = np.zeros((cap, n))
+        self.rec_lag = np.zeros((cap, len(self.queues.names)))
         self.log_messages: list[str] = [""]
         self.metrics = MetricWriter(self, self.tsdb)
         for d in deps:
@@ -172,8 +198,59 @@ class SimCluster:
         self.prof_timeout = np.array([p.timeout_ms for p in ps])
         self.prof_retries = np.array([p.retries for p in ps])
         self.prof_addr_bad = np.array([p.addr_bad for p in ps])
+        self.prof_pool = np.array([p.pool for p in ps])
+        self.prof_hold = np.array([p.hold_ms for p in ps])
+        self.prof_corrupt = np.array([p.corrupt for p in ps])
+        self.prof_consume = np.array([p.consume_ms for p in ps])
         self.prof_log = np.array([self.log_messages.index(p.log) if p.log else 0 for p in ps])
         self._prof_version = len(ps)
+
+    # ------------------------------------------------------------------ forks
+    def fork(self) -> SimCluster:
+        """An independent copy of the world that simulates on without telemetry or records.
+
+        Used for what-if checks (repair persistence) that must not touch the real run.
+        """
+        heavy = ("tsdb", "metrics", *[k for k in vars(self) if k.startswith("rec_")])
+        saved = {k: getattr(self, k) for k in heavy}
+        for k in heavy:
+            setattr(self, k, None)
+        # read-only or append-only structures are shared with the fork instead of copied
+        w = self.world
+        shared: list[object] = [
+            self.topo,
+            self.streams,
+            self.profiles,
+            self._profile_ids,
+            self.changes,
+            self._noise,
+            self._unif,
+            self._load_noise,
+            self.log_messages,
+            w.images,
+            w.events,
+            w._event_index,
+        ]
+        for d in w.deployments:
+            shared += d.revisions  # Revision objects are never mutated; the lists are copied
+        for hook in self.tick_hooks:
+            owner = getattr(hook, "__self__", None)
+            if owner is not None and hasattr(owner, "records"):
+                shared += [owner.records, owner.faults, owner.changes, owner.sched]
+        memo = {id(x): x for x in shared}
+        try:
+            clone = copy.deepcopy(self, memo)
+        finally:
+            for k, v in saved.items():
+                setattr(self, k, v)
+        clone.recording = False
+        clone.changes = []
+        clone.world.events, clone.world._event_index = [], {}
+        for hook in clone.tick_hooks:
+            owner = getattr(hook, "__self__", None)
+            if owner is not None and hasattr(owner, "records"):
+                owner.records = []
+        return clone
 
     # ------------------------------------------------------------------ time
     def at(self, t: float, fn: Callable[[float], None]) -> None:
@@ -198,6 +275,7 @@ class SimCluster:
             fn(at)
         self._profile_arrays()
         world, pods = self.world, self.pods
+        fx = self._flag_effects()
         node_ready = np.array([nd.ready for nd in world.nodes] + [False])
         node_down = np.array(
             [nd.down_since if nd.down_since is not None else np.inf for nd in world.nodes]
@@ -215,6 +293,8 @@ class SimCluster:
             dep_startup=self.dep_startup,
             node_ready=node_ready,
             node_down_since=node_down,
+            dep_leak=fx.leak,
+            dep_not_ready=fx.not_ready,
         )
         self._lifecycle_events(t, changed)
         for d in world.deployments:
@@ -234,25 +314,60 @@ class SimCluster:
         rps *= 1 + lg.noise * self._load_noise[tick]
         out = dynamics.step(
             self.topo,
-            entry_rps=float(max(rps, 0.0)),
-            prev_attempts=self.prev_attempts,
-            rows=rows,
-            pod_dep=pods.dep,
-            pod_ready=pods.ready,
-            pod_prof=pods.prof,
-            pod_hog=pods.hog,
-            pod_delay=pods.delay,
-            prof_err=self.prof_err,
-            prof_lat=self.prof_lat,
-            prof_cpu_mult=self.prof_cpu_mult,
-            prof_cpu_limit=self.prof_cpu_limit,
-            prof_timeout=self.prof_timeout,
-            prof_retries=self.prof_retries,
-            prof_addr_bad=self.prof_addr_bad,
-            blocked=blocked,
-            n_pod_rows=pods.n,
+            dynamics.Inputs(
+                entry_rps=float(max(rps, 0.0)),
+                prev_attempts=self.prev_attempts,
+                rows=rows,
+                n_pod_rows=pods.n,
+                pod_dep=pods.dep,
+                pod_ready=pods.ready,
+                pod_prof=pods.prof,
+                pod_hog=pods.hog,
+                pod_delay=pods.delay,
+                pod_zone=self.node_zone[pods.node[: pods.n]],
+                pod_up=np.nan_to_num(t - pods.started[: pods.n], nan=1e9),
+                # the initial pods start with their data loaded; replacements start empty
+                pod_data_age=np.where(
+                    pods.created[: pods.n] > self.t0, t - pods.created[: pods.n], 1e9
+                ),
+                prof_err=self.prof_err,
+                prof_lat=self.prof_lat,
+                prof_cpu_mult=self.prof_cpu_mult,
+                prof_cpu_limit=self.prof_cpu_limit,
+                prof_corrupt=self.prof_corrupt,
+                prof_timeout=self.prof_timeout,
+                prof_retries=self.prof_retries,
+                prof_addr_bad=self.prof_addr_bad,
+                prof_pool=self.prof_pool,
+                prof_hold=self.prof_hold,
+                blocked=blocked,
+                svc_err=fx.err,
+                svc_lat=fx.lat,
+                svc_hog=fx.hog,
+                svc_broken=fx.broken,
+                n_zones=len(self.zone_names),
+                inter_zone_ms=self.topo.app.inter_zone_ms,
+            ),
         )
         self.prev_attempts = out.attempts
+        if self.queues.names:
+            ready = np.bincount(pods.dep[rows][pods.ready[rows]], minlength=len(world.deployments))
+            sel = pods.dep[rows] < n
+            consume = fx.consume_ms.copy()
+            np.maximum.at(consume, pods.dep[rows][sel], self.prof_consume[pods.prof[rows][sel]])
+            queues_mod.step(
+                self.topo, self.queues, float(TICK_S), out.served, ready[:n], fx.publish, consume
+            )
+        if self.recording:
+            self._record(tick, out, rows)
+        self.now = t
+        self.tick += 1
+        for hook in self.tick_hooks:
+            hook(tick, out)
+
+    def _record(self, tick: int, out: dynamics.TickOut, rows: np.ndarray) -> None:
+        """Telemetry and per-tick records (skipped in forks, which only need the dynamics)."""
+        pods, n = self.pods, self.topo.n
         self.metrics.write(tick, out, self._noise[tick], self._unif[tick])
         self.rec_served[tick] = out.served
         self.rec_err[tick] = out.err
@@ -262,16 +377,27 @@ class SimCluster:
         self.rec_edge_kind[tick] = out.edge_kind
         self.rec_edge_att[tick] = out.edge_att
         self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
+        self.rec_corrupt[tick] = out.corrupt
+        if self.queues.names:
+            self.rec_lag[tick] = self.queues.lag
         ready_rows = rows[pods.ready[rows] & (pods.dep[rows] < n)]
         if len(ready_rows):
             np.maximum.at(
                 self.rec_log[tick], pods.dep[ready_rows], self.prof_log[pods.prof[ready_rows]]
             )
         self.tsdb.commit(tick)
-        self.now = t
-        self.tick += 1
-        for hook in self.tick_hooks:
-            hook(tick, out)
+
+    def _flag_effects(self) -> flags_mod.FlagEffects:
+        """Flag effects from the flag ConfigMap, recomputed only when the file changes."""
+        cm = self.topo.app.flag_configmap
+        text = self.world.configmaps.get(cm, {}).get(flags_mod.FLAG_FILE, "") if cm else ""
+        if text != self._flag_text:
+            self._flag_text = text
+            idx = {d.name: d.index for d in self.world.deployments}
+            self._fx = flags_mod.effects(
+                self.topo, len(self.world.deployments), idx, flags_mod.variants_of(text)
+            )
+        return self._fx
 
     def _lifecycle_events(self, t: float, ch: dict[str, np.ndarray]) -> None:
         w, p = self.world, self.pods
@@ -448,7 +574,13 @@ class SimCluster:
     ) -> Revision:
         if tpl == dep.current.template:
             return dep.current
-        rev = Revision(max(r.number for r in dep.revisions) + 1, tpl, cause, t, commit)
+        number = max(r.number for r in dep.revisions) + 1
+        earlier = next((r for r in dep.revisions if r.template == tpl), None)
+        if earlier is not None:
+            # Kubernetes reuses the ReplicaSet with that template and moves its revision to the head
+            dep.revisions.remove(earlier)
+            cause, commit = cause or earlier.change_cause, commit or earlier.commit
+        rev = Revision(number, tpl, cause, t, commit)
         dep.revisions.append(rev)
         dep.generation += 1
         dep.dirty = True
@@ -551,6 +683,8 @@ class SimCluster:
             if not value.isdigit() or not 0 < int(value) < 65536:
                 raise SimError(f"readinessProbe.port must be a port number, got {value!r}")
             new = replace(tpl, readiness_port=int(value))
+        elif key.startswith("flags.") and self.topo.app.flag_configmap and name == "flagd":
+            return self._set_flags({key[6:]: value}, t, strict=True)
         elif key.startswith("env."):
             var = key[4:]
             if not var or not var.replace("_", "").isalnum():
@@ -563,6 +697,12 @@ class SimCluster:
         return self._new_revision(
             dep, new, cause or f"kubectl patch deployment {name} ({key}={value})", t
         )
+
+    def unset_env(self, name: str, var: str, t: float) -> Revision:
+        dep = self._dep(name)
+        tpl = dep.current.template
+        new = replace(tpl, env=tuple((k, v) for k, v in tpl.env if k != var))
+        return self._new_revision(dep, new, "", t)
 
     def delete_pod(self, name: str, t: float) -> None:
         r = self.pods.index_of(name)
@@ -617,6 +757,37 @@ class SimCluster:
                 )
         raise SimError(f"node {node!r} not found")
 
+    def flag_variants(self) -> dict[str, str]:
+        cm = self.topo.app.flag_configmap
+        text = self.world.configmaps.get(cm, {}).get(flags_mod.FLAG_FILE, "") if cm else ""
+        return flags_mod.variants_of(text)
+
+    def _set_flags(self, chosen: dict[str, str], t: float, strict: bool = False) -> Revision:
+        """Rewrite the flag file in flagd's ConfigMap (flagd picks changes up without a restart)."""
+        app = self.topo.app
+        known = {f.name: f for f in app.flags}
+        for flag, variant in chosen.items():
+            if flag not in known:
+                raise SimError(f"unknown flag {flag!r} (flags: {', '.join(known)})")
+            if variant not in known[flag].variants:
+                raise SimError(
+                    f"flag {flag!r} has no variant {variant!r} (variants: {', '.join(known[flag].variants)})"
+                )
+        cur = self.flag_variants()
+        cur.update(chosen)
+        self.world.configmaps[app.flag_configmap] = {
+            flags_mod.FLAG_FILE: flags_mod.flag_file(app, cur)
+        }
+        self.world.event(
+            t,
+            "Normal",
+            "Updated",
+            "ConfigMap",
+            app.flag_configmap,
+            f"configmap {app.flag_configmap} updated ({', '.join(f'{k}={v}' for k, v in chosen.items())})",
+        )
+        return self._dep("flagd").current
+
     def deploy_change(
         self,
         change: Change,
@@ -625,35 +796,51 @@ class SimCluster:
         author: str | None = None,
         title: str | None = None,
         diff: str | None = None,
+        revert_of: Change | None = None,
     ) -> ChangeRecord:
-        """Lint, test, build and roll out a change; the new revision's image or config carries it."""
+        """Lint, test, build and roll out a change; the new revision's image or config carries it.
+
+        ``revert_of`` marks the revert commit of an earlier change (the source repository steps back).
+        """
         dep = self._dep(change.service)
         tpl = dep.current.template
         repo = tpl.image.rsplit(":", 1)[0]
-        if change.kind == "code":
-            image = f"{repo}:{sha[:12]}"
-            self.world.images[image] = Image(image, change.service, sha, change.defect)
-            tpl = replace(tpl, image=image)
-        elif change.kind == "image":
-            image = f"{repo}:{change.image_tag}"
-            tpl = replace(tpl, image=image)
-        else:
+        if change.flags:
+            rev = self._set_flags(dict(change.flags), t)
             image = tpl.image
-            for k, v in change.env.items():
-                tpl = tpl.with_env(k, v)
-            if "cpu_limit" in change.resources:
-                tpl = replace(tpl, cpu_limit=change.resources["cpu_limit"])
-            if "mem_limit" in change.resources:
-                tpl = replace(tpl, mem_limit=change.resources["mem_limit"])
-            if change.readiness_port is not None:
-                tpl = replace(tpl, readiness_port=change.readiness_port)
-        title = title or change.title
-        rev = self._new_revision(dep, tpl, f"deploy {sha[:7]}: {title}", t, sha)
+        else:
+            if change.kind == "code":
+                image = f"{repo}:{sha[:12]}"
+                self.world.images[image] = Image(image, change.service, sha, change.defect, change)
+                tpl = replace(tpl, image=image)
+            elif change.kind == "image":
+                image = f"{repo}:{change.image_tag}"
+                tpl = replace(tpl, image=image)
+            else:
+                image = tpl.image
+                for k, v in change.env.items():
+                    tpl = tpl.with_env(k, v)
+                if "cpu_limit" in change.resources:
+                    tpl = replace(tpl, cpu_limit=change.resources["cpu_limit"])
+                if "mem_limit" in change.resources:
+                    tpl = replace(tpl, mem_limit=change.resources["mem_limit"])
+                if change.readiness_port is not None:
+                    tpl = replace(tpl, readiness_port=change.readiness_port)
+            rev = self._new_revision(dep, tpl, f"deploy {sha[:7]}: {title or change.title}", t, sha)
+        if self.pipeline is not None:
+            try:
+                if revert_of is not None:
+                    self.pipeline.on_revert(revert_of, sha, image, t)
+                else:
+                    self.pipeline.on_deploy(change, sha, image, t)
+            except (PipelineError, KeyError):
+                pass  # a service without a source tree (a database image): nothing to track
+        build = "passed" if change.kind == "code" else "skipped (no source change)"
         rec = ChangeRecord(
             sha=sha,
             service=change.service,
             kind=change.kind,
-            title=title,
+            title=title or change.title,
             author=author or change.author,
             time=t,
             files=list(change.files),
@@ -663,10 +850,51 @@ class SimCluster:
             pipeline={
                 "lint": "passed",
                 "unit-tests": "passed",
-                "build": "passed" if change.kind == "code" else "skipped (no source change)",
-                "rollout": "started",
+                "build": build,
+                "rollout": "configmap updated" if change.flags else "started",
             },
             change_id=change.id,
+        )
+        self.changes.append(rec)
+        return rec
+
+    def deploy_patch(
+        self, service: str, build: BuildResult, diff: str, t: float, author: str
+    ) -> ChangeRecord:
+        """Roll out an image the pipeline built from a source patch (and any manifest settings it
+        carried)."""
+        dep = self._dep(service)
+        running = self.world.images.get(dep.current.template.image)
+        keeps = build.defect is not None and running is not None
+        self.world.images[build.image] = Image(
+            build.image, service, build.sha, build.defect, running.change if keeps else None
+        )
+        tpl = replace(dep.current.template, image=build.image)
+        for k, v in ((build.config or {}).get("env") or {}).items():
+            tpl = tpl.with_env(k, str(v))
+        title = next(
+            (
+                ln.strip()
+                for ln in diff.splitlines()
+                if ln.strip()
+                and not ln.startswith(("---", "+++", "@@", "+", "-", " ", "diff ", "index "))
+            ),
+            "source patch",
+        )
+        rev = self._new_revision(dep, tpl, f"patch {build.sha[:7]}: {title}", t, build.sha)
+        rec = ChangeRecord(
+            sha=build.sha,
+            service=service,
+            kind="code",
+            title=title,
+            author=author,
+            time=t,
+            files=list(build.files),
+            diff=diff,
+            image=build.image,
+            revision=rev.number,
+            pipeline={s["stage"]: s["status"] for s in build.stages} | {"rollout": "started"},
+            change_id=f"patch:{build.sha[:12]}",
         )
         self.changes.append(rec)
         return rec

@@ -79,17 +79,23 @@ def reconcile(cl: SimCluster, dep: Deployment, t: float) -> None:
 
 
 def pick_node(cl: SimCluster, dep: Deployment) -> int:
-    """Ready node with no pod of this deployment if possible, then fewest pods, then catalog order."""
+    """A ready node: spread the deployment over zones, then over nodes, then fill the emptiest node
+    (the default scheduler's topology spread, deterministic); -1 if no node is ready."""
     p = cl.pods
     n = p.n
-    live = p.alive[:n] & (p.state[:n] != TERMINATING)
-    counts = np.bincount(p.node[:n][live], minlength=len(cl.world.nodes))
-    mine = np.bincount(p.node[:n][live & (p.dep[:n] == dep.index)], minlength=len(cl.world.nodes))
+    nodes = cl.world.nodes
+    live = p.alive[:n] & (p.state[:n] != TERMINATING) & (p.node[:n] >= 0)
+    counts = np.bincount(p.node[:n][live], minlength=len(nodes))
+    mine = np.bincount(p.node[:n][live & (p.dep[:n] == dep.index)], minlength=len(nodes))
+    zones = [nd.zone for nd in nodes]
+    zone_mine = {
+        z: sum(int(mine[i]) for i in range(len(nodes)) if zones[i] == z) for z in set(zones)
+    }
     best, key = -1, None
-    for i, node in enumerate(cl.world.nodes):
+    for i, node in enumerate(nodes):
         if not node.ready:
             continue
-        k = (int(mine[i] > 0), int(counts[i]), i)
+        k = (zone_mine[zones[i]], int(mine[i] > 0), int(counts[i]), i)
         if key is None or k < key:
             best, key = i, k
     return best

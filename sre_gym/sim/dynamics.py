@@ -24,6 +24,8 @@ import numpy as np
 from sre_gym.sim.topology import Topology
 
 SLOW_MS = 2500.0
+COLD_S = 60.0  # a new container runs slower (1 + topology.cold times), easing off over a minute
+STATE_LOSS_S, STATE_LOSS_ERR = 90.0, 0.5  # a new stateful pod has lost its data: lookups miss
 DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this long
 _Z95 = 1.6448536269514722
 
@@ -55,6 +57,7 @@ class TickOut:
     lat: np.ndarray  # median latency, ms
     own_err: np.ndarray  # share failing inside the service itself (not from callees)
     own_lat: np.ndarray  # median time spent in the service itself (not in callees), ms
+    corrupt: np.ndarray  # share of the service's responses carrying silently wrong data
     edge_att: np.ndarray  # [n, n] attempts/s caller -> callee
     edge_fail: np.ndarray  # [n, n] per-attempt failure probability
     edge_tfail: np.ndarray  # [n, n] per-attempt transport failure (refused, dropped, timed out)
@@ -70,53 +73,85 @@ class TickOut:
     pod_throttle: np.ndarray  # share of CFS periods throttled
 
 
-def step(
-    topo: Topology,
-    *,
-    entry_rps: float,
-    prev_attempts: np.ndarray,
-    rows: np.ndarray,
-    pod_dep: np.ndarray,
-    pod_ready: np.ndarray,
-    pod_prof: np.ndarray,
-    pod_hog: np.ndarray,
-    pod_delay: np.ndarray,
-    prof_err: np.ndarray,
-    prof_lat: np.ndarray,
-    prof_cpu_mult: np.ndarray,
-    prof_cpu_limit: np.ndarray,
-    prof_timeout: np.ndarray,
-    prof_retries: np.ndarray,
-    prof_addr_bad: np.ndarray,
-    blocked: np.ndarray,
-    n_pod_rows: int,
-) -> TickOut:
-    """One tick of traffic. ``rows`` are live pod rows; ``pod_*`` arrays are indexed by pod row."""
+@dataclass
+class Inputs:
+    """Everything one tick of traffic depends on (built by the cluster each tick)."""
+
+    entry_rps: float
+    prev_attempts: np.ndarray  # [n, n] expected attempts per call last tick (retry feedback)
+    rows: np.ndarray  # live pod rows
+    n_pod_rows: int
+    pod_dep: np.ndarray  # per pod row
+    pod_ready: np.ndarray
+    pod_prof: np.ndarray
+    pod_hog: np.ndarray  # cores burnt by a runaway process
+    pod_delay: np.ndarray  # ms added by netem on the pod's interface
+    pod_zone: np.ndarray
+    prof_err: np.ndarray  # per profile
+    prof_lat: np.ndarray
+    prof_cpu_mult: np.ndarray
+    prof_cpu_limit: np.ndarray
+    prof_corrupt: np.ndarray
+    prof_timeout: np.ndarray  # [n_prof, n]
+    prof_retries: np.ndarray
+    prof_addr_bad: np.ndarray
+    prof_pool: np.ndarray
+    prof_hold: np.ndarray  # extra ms a pooled connection is held per call
+    blocked: np.ndarray  # [n, n] denied by a network policy
+    svc_err: np.ndarray  # per service, from feature flags
+    svc_lat: np.ndarray
+    svc_hog: np.ndarray
+    svc_broken: np.ndarray  # [n, n]
+    pod_up: np.ndarray | None = None  # seconds since each pod's container started
+    pod_data_age: np.ndarray | None = (
+        None  # seconds since a replacement pod was created (initial pods: large)
+    )
+    n_zones: int = 1
+    inter_zone_ms: float = 0.0
+
+
+def step(topo: Topology, x: Inputs) -> TickOut:
+    """One tick of traffic (see the module docstring for the model)."""
     n = topo.n
-    rr = rows[(pod_dep[rows] < n) & pod_ready[rows]]  # pod rows that take traffic
-    svc = pod_dep[rr]
+    rows = x.rows
+    rr = rows[(x.pod_dep[rows] < n) & x.pod_ready[rows]]  # pod rows that take traffic
+    svc = x.pod_dep[rr]
     k = np.bincount(svc, minlength=n).astype(float)
+    zone = x.pod_zone[rr]
+    k_zone = np.zeros((n, max(x.n_zones, 1)))
+    np.add.at(k_zone, (svc, zone), 1.0)
 
     # offered load with last tick's retry amplification
-    ceff = topo.calls * prev_attempts
+    ceff = topo.calls * x.prev_attempts
     src = np.zeros(n)
-    src[topo.entry] = entry_rps
-    lam = np.linalg.solve((np.eye(n) - ceff).T, src)
-    lam = np.maximum(lam, 0.0)
+    src[topo.ingress] = x.entry_rps
+    lam = np.maximum(np.linalg.solve((np.eye(n) - ceff).T, src), 0.0)
     has = k > 0
     served = np.where(has, lam, 0.0)
 
     # per ready pod: utilisation, queueing, own latency and errors
-    prof, hog, delay = pod_prof[rr], pod_hog[rr], pod_delay[rr]
+    prof, delay = x.pod_prof[rr], x.pod_delay[rr]
+    hog = x.pod_hog[rr] + x.svc_hog[svc]
     lam_p = lam[svc] / np.maximum(k[svc], 1.0)
-    cpu_limit = prof_cpu_limit[prof]
-    demand = lam_p * topo.cpu_ms[svc] * prof_cpu_mult[prof] / 1000.0 + hog
+    cpu_limit = x.prof_cpu_limit[prof]
+    demand = lam_p * topo.cpu_ms[svc] * x.prof_cpu_mult[prof] / 1000.0 + hog
     rho = demand / np.maximum(cpu_limit, 1e-6)
     usage = np.minimum(demand, cpu_limit)
     mult = 1.0 / (1.0 - np.minimum(rho, 0.98))
     over = np.maximum(rho - 1.0, 0.0)
-    own_lat = (topo.base_ms[svc] + prof_lat[prof]) * mult + 1000.0 * over + delay
-    own_err = 1.0 - (1.0 - prof_err[prof]) * (1.0 - over / np.maximum(rho, 1e-9))
+    own_lat = (topo.base_ms[svc] + x.prof_lat[prof] + x.svc_lat[svc]) * mult + 1000.0 * over + delay
+    shed = over / np.maximum(rho, 1e-9)
+    own_err = 1.0 - (1.0 - x.prof_err[prof]) * (1.0 - x.svc_err[svc]) * (1.0 - shed)
+    if x.pod_up is not None:
+        # a fresh container is slow (cold caches, JIT) and a fresh stateful pod has lost its data:
+        # restarts are never free
+        up = x.pod_up[rr]
+        cold = np.clip(1.0 - up / COLD_S, 0.0, 1.0)
+        own_lat = own_lat * (1.0 + topo.cold[svc] * cold)
+    if x.pod_data_age is not None:
+        fresh = np.clip(1.0 - x.pod_data_age[rr] / STATE_LOSS_S, 0.0, 1.0)
+        lost = np.where(topo.stateful[svc], STATE_LOSS_ERR * fresh, 0.0)
+        own_err = 1.0 - (1.0 - own_err) * (1.0 - lost)
 
     T = np.zeros(n)
     E = np.ones(n)
@@ -127,34 +162,53 @@ def step(
     edge_tfail = np.zeros((n, n))
     edge_kind = np.zeros((n, n), dtype=np.int8)
     attempts = np.ones((n, n))
-    route_rps = entry_rps * topo.route_weight
+    route_rps = x.entry_rps * topo.route_weight
     route_err = np.ones(len(topo.route_names))
     route_lat = np.zeros(len(topo.route_names))
+    cross_ms = 2.0 * x.inter_zone_ms
     pl = topo.level_of[svc]
     for lv in range(len(topo.levels)):
         idx = np.nonzero(pl == lv)[0]
         if not len(idx):
             continue
         ps, pp, pd = svc[idx], prof[idx], delay[idx]
-        to = prof_timeout[pp]  # [P, n]
-        refused = prof_addr_bad[pp] | ~has[None, :]
-        dropped = blocked[ps]
+        to = x.prof_timeout[pp]  # [P, n]
+        refused = x.prof_addr_bad[pp] | x.svc_broken[ps] | ~has[None, :]
+        dropped = x.blocked[ps]
         tc = T[None, :] + pd[:, None]
+        if cross_ms:
+            # topology-aware routing: a call leaves the zone only when the callee has no ready pod in it
+            tc = tc + cross_ms * ((k_zone[:, zone[idx]].T == 0) & has[None, :])
         p_to = lognorm_sf(to, tc, sig[None, :])
         bad = refused | dropped
         f = np.where(bad, 1.0, 1.0 - (1.0 - E[None, :]) * (1.0 - p_to))
         ft = np.where(bad, 1.0, p_to)
-        r = prof_retries[pp]
+        called = topo.calls[ps] > 0  # edges the pod actually uses; the rest carry no failures
+        f = np.where(called, f, 0.0)
+        ft = np.where(called, ft, 0.0)
+        pool = x.prof_pool[pp]
+        if np.isfinite(pool).any():
+            # connections held per pod (Little's law) against the client pool; beyond it calls queue
+            # for a connection and the excess times out
+            held = np.minimum(tc, to) + x.prof_hold[pp][:, None]
+            inflight = lam_p[idx][:, None] * topo.calls[ps] * held / 1000.0
+            u = inflight / pool
+            pool_f = np.where(u > 1.0, 1.0 - 1.0 / np.maximum(u, 1e-9), 0.0)
+            f = 1.0 - (1.0 - f) * (1.0 - pool_f)
+            ft = 1.0 - (1.0 - ft) * (1.0 - pool_f)
+            tc = tc * np.where(u > 1.0, np.minimum(u, 20.0), 1.0)
+        r = x.prof_retries[pp]
         att = np.where(f < 1.0, (1.0 - f ** (r + 1)) / np.maximum(1.0 - f, 1e-12), r + 1.0)
         final = f ** (r + 1)
         hang = np.minimum(to, DROP_HANG_MS)
         call_lat = (
             np.where(refused, 1.0 + pd[:, None], np.where(dropped, hang, np.minimum(tc, to))) * att
         )
+        failing = f > 1e-3
         kind = np.where(
-            refused, 1, np.where(dropped | (p_to > 0.5 * f), 2, np.where(f > 1e-3, 3, 0))
+            ~called | ~failing, 0, np.where(refused, 1, np.where(dropped | (ft > 0.5 * f), 2, 3))
         )
-        if ps[0] == topo.entry:  # the entry point sits alone in the last level
+        if ps[0] == topo.entry:  # the router sits alone in its level
             _routes(topo, idx, own_lat, own_err, call_lat, final, route_lat, route_err, p_T, p_E)
         else:
             c_rows = topo.calls[ps]
@@ -173,25 +227,33 @@ def step(
         attempts[uniq] = w @ att
         np.maximum.at(edge_kind, ps, kind.astype(np.int8))
     E = np.where(has, E, 1.0)
-    if has[topo.entry]:
+    g = topo.ingress
+    if has[topo.entry] and has[g]:
         w = topo.route_weight
-        ent_failed = float((w * route_err).sum())
-        slow = lognorm_sf(np.full_like(route_lat, SLOW_MS), route_lat, sig[topo.entry])
-        ent_slow = float((w * (1.0 - route_err) * slow).sum())
+        # through a gateway, each route also pays the gateway's own time and failures
+        g_lat, g_err = (
+            (0.0, 0.0)
+            if g == topo.entry
+            else (T[g] - T[topo.entry], 1.0 - (1.0 - E[g]) / max(1.0 - E[topo.entry], 1e-12))
+        )
+        r_err = 1.0 - (1.0 - route_err) * (1.0 - g_err)
+        r_lat = route_lat + g_lat
+        ent_failed = float((w * r_err).sum())
+        slow = lognorm_sf(np.full_like(r_lat, SLOW_MS), r_lat, sig[g])
+        ent_slow = float((w * (1.0 - r_err) * slow).sum())
     else:
         ent_failed, ent_slow = 1.0, 0.0
-    own_svc = np.zeros(n)
-    own_lat_svc = np.zeros(n)
-    if len(rr):
-        own_svc = np.bincount(svc, weights=own_err, minlength=n) / np.maximum(k, 1.0)
-        own_lat_svc = np.bincount(svc, weights=own_lat, minlength=n) / np.maximum(k, 1.0)
-    pod_usage = np.zeros(n_pod_rows)
-    pod_thr = np.zeros(n_pod_rows)
+    kk = np.maximum(k, 1.0)
+    own_svc = np.bincount(svc, weights=own_err, minlength=n) / kk
+    own_lat_svc = np.bincount(svc, weights=own_lat, minlength=n) / kk
+    corrupt_svc = np.bincount(svc, weights=x.prof_corrupt[prof], minlength=n) / kk
+    pod_usage = np.zeros(x.n_pod_rows)
+    pod_thr = np.zeros(x.n_pod_rows)
     pod_usage[rr] = usage
     pod_thr[rr] = np.clip((rho - 0.6) / 0.4, 0.0, 1.0)
-    # pods that are up but not ready (or the load generator) still burn their hog
+    # pods that are up but not ready (and non-serving pods) still burn their hog
     idle = rows[~np.isin(rows, rr)]
-    pod_usage[idle] = pod_hog[idle]
+    pod_usage[idle] = x.pod_hog[idle]
     return TickOut(
         lam=lam,
         served=served,
@@ -199,6 +261,7 @@ def step(
         lat=np.where(has, T, 0.0),
         own_err=own_svc,
         own_lat=own_lat_svc,
+        corrupt=corrupt_svc,
         edge_att=lam[:, None] * topo.calls * attempts,
         edge_fail=edge_fail,
         edge_tfail=edge_tfail,
@@ -207,7 +270,7 @@ def step(
         route_rps=route_rps,
         route_err=route_err,
         route_lat=route_lat,
-        entry_rps=entry_rps,
+        entry_rps=x.entry_rps,
         entry_failed=ent_failed,
         entry_slow=ent_slow,
         pod_usage=pod_usage,

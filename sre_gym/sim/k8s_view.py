@@ -13,6 +13,17 @@ from sre_gym.sim.state import Deployment, rfc3339
 if TYPE_CHECKING:
     from sre_gym.sim.cluster import SimCluster
 
+# the kind name events are recorded under, per kubectl resource name
+EVENT_KIND = {
+    "pods": "Pod",
+    "deployments": "Deployment",
+    "replicasets": "ReplicaSet",
+    "services": "Service",
+    "nodes": "Node",
+    "configmaps": "ConfigMap",
+    "networkpolicies": "NetworkPolicy",
+    "namespaces": "Namespace",
+}
 NAMESPACES = ("default", "kube-system", "kube-node-lease", "monitoring")
 
 
@@ -160,7 +171,7 @@ def _list(cl: SimCluster, kind: str) -> list[dict]:
         for i, s in enumerate(cl.topo.app.services):
             if s.port is None:
                 continue
-            port = 5000 if s.name == "emailservice" else s.port
+            port = s.service_port or s.port
             out.append(
                 {
                     "name": s.name,
@@ -272,4 +283,4 @@ def describe(cl: SimCluster, kind: str, name: str) -> dict:
                     "events": _events_for(cl, "Node", name),
                 }
         raise NotFound(f"node {name!r} not found")
-    return get(cl, kind, name) | {"events": _events_for(cl, kind[:-1].capitalize(), name)}  # type: ignore[operator]
+    return get(cl, kind, name) | {"events": _events_for(cl, EVENT_KIND.get(kind, kind), name)}  # type: ignore[operator]

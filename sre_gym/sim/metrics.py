@@ -95,6 +95,15 @@ class MetricWriter:
         ]
         self.graph_rows = self.graph.rows_for(pairs)
         self.graph_fail_rows = self.graph_fail.rows_for(pairs)
+        slo = ("job", "namespace", "service_name")
+        self.slo = tsdb.family("slo_latency_p95_milliseconds", slo)
+        self.slo_rows = self.slo.rows_for(("slo-exporter", ns, s) for s in topo.names)
+        self.slo_vals = np.array([topo.app.service(s).slo_p95_ms for s in topo.names])
+        self.integrity = tsdb.family("app_data_integrity_failures_total", slo)
+        self.integrity_rows = self.integrity.rows_for(
+            ("integrity-checker", ns, s) for s in topo.names
+        )
+        self.c_integrity = np.zeros(n)
         # cumulative counter state
         self.c_ok = np.zeros(n)
         self.c_err = np.zeros(n)
@@ -162,6 +171,42 @@ class MetricWriter:
         self.mem = PodFamily(tsdb.family("container_memory_working_set_bytes", cad), 1)
         self.periods = PodFamily(tsdb.family("container_cpu_cfs_periods_total", cad), 1)
         self.throttled = PodFamily(tsdb.family("container_cpu_cfs_throttled_periods_total", cad), 1)
+        # node labels (kube-state-metrics --metric-labels-allowlist=nodes=[topology.kubernetes.io/zone])
+        # and the taint the node lifecycle controller puts on a node that stopped reporting
+        self.node_labels = tsdb.family(
+            "kube_node_labels", ("job", "node", "label_topology_kubernetes_io_zone")
+        )
+        self.node_label_rows = self.node_labels.rows_for(
+            (KSM, nd.name, nd.zone) for nd in cl.world.nodes
+        )
+        self.node_taint = tsdb.family("kube_node_spec_taint", ("job", "node", "key", "effect"))
+        self.node_taint_rows = self.node_taint.rows_for(
+            (KSM, nd.name, "node.kubernetes.io/unreachable", "NoSchedule") for nd in cl.world.nodes
+        )
+        # kafka-exporter: consumer group lag per topic (Astronomy Shop's orders topic)
+        self.lag = tsdb.family(
+            "kafka_consumergroup_lag", ("job", "namespace", "consumergroup", "topic")
+        )
+        self.lag_rows = self.lag.rows_for(
+            ("kafka-exporter", ns, group, topic) for topic, group in cl.queues.names
+        )
+        # HTTP server metrics of the entry point per route (OpenTelemetry semantic conventions as
+        # the collector exports them): requests by route and status code; counts are the expected
+        # values, accumulated and floored (deterministic, no draws)
+        rl = ("job", "namespace", "service_name", "http_request_method", "http_route")
+        self.route_req = tsdb.family(
+            "http_server_request_duration_seconds_count", (*rl, "http_response_status_code")
+        )
+        entry = topo.app.entrypoint
+        routes = [(p.split(" ", 1) + [""])[:2] for p in topo.route_paths]
+        self.route_rows = np.array(
+            [
+                [self.route_req.row(("otel-collector", ns, entry, m, r, c)) for c in ("200", "500")]
+                for m, r in routes
+            ],
+            dtype=np.intp,
+        ).reshape(len(routes), 2)
+        self.c_route = np.zeros((len(routes), 2))
 
     # ------------------------------------------------------------------------------------------
     def write(self, tick: int, out: TickOut, noise: np.ndarray, unif: np.ndarray) -> None:
@@ -202,8 +247,33 @@ class MetricWriter:
         self.c_edge_fail += np.floor(e_att * out.edge_fail[ga, gb] + u)
         self.c_edge_fail = np.minimum(self.c_edge_fail, self.c_edge)
         tsdb.write(self.graph, tick, self.graph_rows, self.c_edge)
+        tsdb.write(self.slo, tick, self.slo_rows, self.slo_vals)
+        # a reconciliation job samples responses and counts those with wrong data
+        self.c_integrity += np.floor(cnt * out.corrupt + unif[:n])
+        tsdb.write(self.integrity, tick, self.integrity_rows, self.c_integrity)
         tsdb.write(self.graph_fail, tick, self.graph_fail_rows, self.c_edge_fail)
+        self._routes(tick, out)
         self._k8s(tick, out)
+
+    def _routes(self, tick: int, out: TickOut) -> None:
+        """Per-route requests at the entry point (a gateway in front of the router adds its own
+        failures to every route)."""
+        if not len(self.route_rows):
+            return
+        topo = self.cl.topo
+        g, e = topo.ingress, topo.entry
+        fail = np.clip(out.route_err, 0.0, 1.0)
+        if out.served[g] <= 0 or out.served[e] <= 0:
+            fail = np.ones_like(fail)
+        elif g != e:
+            g_err = 1.0 - (1.0 - out.err[g]) / max(1.0 - out.err[e], 1e-12)
+            fail = 1.0 - (1.0 - fail) * (1.0 - min(max(g_err, 0.0), 1.0))
+        n = out.route_rps * float(self.tsdb.tick_s)
+        self.c_route[:, 0] += n * (1.0 - fail)
+        self.c_route[:, 1] += n * fail
+        self.tsdb.write(
+            self.route_req, tick, self.route_rows.ravel(), np.floor(self.c_route).ravel()
+        )
 
     def _latency_cdf(self, out: TickOut) -> np.ndarray:
         topo = self.cl.topo
@@ -232,6 +302,18 @@ class MetricWriter:
         tsdb.write(self.node_cond, tick, self.node_rows[:, 0], ready_nodes.astype(float))
         tsdb.write(self.node_cond, tick, self.node_rows[:, 1], np.zeros(len(ready_nodes)))
         tsdb.write(self.node_cond, tick, self.node_rows[:, 2], (~ready_nodes).astype(float))
+        tsdb.write(self.node_labels, tick, self.node_label_rows, np.ones(len(ready_nodes)))
+        down = [
+            i
+            for i, nd in enumerate(cl.world.nodes)
+            if not nd.ready
+            and nd.down_since is not None
+            and cl.time_of_tick(tick) - nd.down_since >= P.NODE_GRACE_S
+        ]
+        if down:
+            tsdb.write(self.node_taint, tick, self.node_taint_rows[down], np.ones(len(down)))
+        if len(self.lag_rows):
+            tsdb.write(self.lag, tick, self.lag_rows, np.floor(cl.queues.lag))
 
         rows = np.nonzero(p.alive[: p.n])[0]
         if not len(rows):

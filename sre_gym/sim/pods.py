@@ -120,6 +120,8 @@ def lifecycle(
     dep_startup: np.ndarray,
     node_ready: np.ndarray,
     node_down_since: np.ndarray,
+    dep_leak: np.ndarray | None = None,
+    dep_not_ready: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Advance every pod to time ``t``; returns the rows that changed, by transition, for events."""
     n = pods.n
@@ -153,7 +155,8 @@ def lifecycle(
     up = np.where(run, t - pods.started[:n], 0.0)
     dep = pods.dep[:n]
     warm = np.minimum(1.0, 0.6 + 0.4 * up / 60.0)
-    mem = np.where(run, pods.balloon[:n] + dep_mem_base[dep] * warm + prof_leak[prof] * up, 0.0)
+    leak = prof_leak[prof] if dep_leak is None else prof_leak[prof] + dep_leak[dep]
+    mem = np.where(run, pods.balloon[:n] + dep_mem_base[dep] * warm + leak * up, 0.0)
     oom = run & (mem > prof_mem_limit[prof])
     crash = run & ~oom & (up >= prof_crash_after[prof])
     exited = oom | crash
@@ -176,7 +179,10 @@ def lifecycle(
 
     was_ready = pods.ready[:n].copy()
     node_ok = nready | (down_for < NODE_GRACE_S)
-    ready = run & (up >= dep_startup[dep]) & prof_probe_ok[prof] & node_ok
+    probe_ok = (
+        prof_probe_ok[prof] if dep_not_ready is None else prof_probe_ok[prof] & ~dep_not_ready[dep]
+    )
+    ready = run & (up >= dep_startup[dep]) & probe_ok & node_ok
     pods.ready[:n] = ready
 
     evict = a & (st != TERMINATING) & ~nready & (down_for >= EVICT_AFTER_S)
@@ -190,7 +196,7 @@ def lifecycle(
         "image_fail": np.nonzero(a & (st == IMAGE_WAIT))[0],
         "oom": np.nonzero(oom)[0],
         "crash": np.nonzero(crash)[0],
-        "probe_fail": np.nonzero(run & (up >= dep_startup[dep]) & ~prof_probe_ok[prof])[0],
+        "probe_fail": np.nonzero(run & (up >= dep_startup[dep]) & ~probe_ok)[0],
         "became_ready": np.nonzero(ready & ~was_ready)[0],
         "evicted": np.nonzero(evict)[0],
         "gone": np.nonzero(gone)[0],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from sre_gym.catalogs.schema import Defect, parse_cpu, parse_mem
+from sre_gym.catalogs.schema import Change, Defect, parse_cpu, parse_mem
 from sre_gym.sim.topology import Topology
 
 EPOCH = 1767225600  # 2026-01-01T00:00:00Z: wall-clock origin of every simulated run
@@ -27,6 +27,15 @@ def rfc3339(t: float) -> str:
 
 
 _GO_DUR = re.compile(r"^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)$")
+
+
+def norm_addr(v: str | None) -> str:
+    """An address as a client dials it: scheme and trailing slash do not matter."""
+    v = (v or "").strip()
+    for scheme in ("http://", "https://", "grpc://"):
+        if v.startswith(scheme):
+            v = v[len(scheme) :]
+    return v.rstrip("/")
 
 
 def go_duration_ms(v: str) -> float | None:
@@ -94,6 +103,7 @@ class Image:
     service: str
     commit: str | None
     defect: Defect | None
+    change: Change | None = None  # the change whose defect (and fix predicate) the image carries
 
 
 @dataclass
@@ -141,6 +151,10 @@ class Profile:
     timeout_ms: np.ndarray  # per callee
     retries: np.ndarray  # per callee
     addr_bad: np.ndarray  # per callee, bool
+    pool: np.ndarray  # per callee
+    hold_ms: float = 0.0  # extra time a pooled connection is held per call
+    corrupt: float = 0.0
+    consume_ms: float = 0.0
     log: str = ""
 
 
@@ -182,23 +196,32 @@ def compile_profile(
     img = images.get(tpl.image)
     defect = img.defect if img is not None else None
     env = tpl.env_dict()
-    timeout = topo.timeout_ms[dep.index].copy() if dep.index < n else np.full(n, np.inf)
-    retries = topo.retries[dep.index].copy() if dep.index < n else np.zeros(n)
+    serving = dep.index < n
+    timeout = topo.timeout_ms[dep.index].copy() if serving else np.full(n, np.inf)
+    retries = topo.retries[dep.index].copy() if serving else np.zeros(n)
+    pool = topo.pool[dep.index].copy() if serving else np.full(n, np.inf)
     addr_bad = np.zeros(n, dtype=bool)
     lat = 0.0
     svc = topo.app.service(dep.name)
-    if dep.index < n:
+    if serving:
         for (a, b), var in topo.addr_env.items():
             if a == dep.index:
-                addr_bad[b] = env.get(var) != topo.callee_addr[b]
+                want = topo.callee_addr[b]
+                got = norm_addr(env.get(var))
+                # a host-only setting (the port configured separately) names just the host
+                addr_bad[b] = got != (want if ":" in got else want.split(":")[0])
         if svc.latency_env and svc.latency_env in env:
             ms = go_duration_ms(env[svc.latency_env])
             lat += ms if ms is not None else 0.0
-    if defect is not None:
+    if defect is not None and serving:
         for callee, ms in defect.timeouts_ms.items():
             timeout[topo.index[callee]] = ms
         for callee, r in defect.retries.items():
             retries[topo.index[callee]] = r
+        for callee, size in defect.pool_size.items():
+            pool[topo.index[callee]] = size
+        for callee in defect.broken_edges:
+            addr_bad[topo.index[callee]] = True
     probe_port = svc.readiness.port if svc.readiness else None
     return Profile(
         err=defect.error_rate if defect else 0.0,
@@ -213,6 +236,10 @@ def compile_profile(
         timeout_ms=timeout,
         retries=retries,
         addr_bad=addr_bad,
+        pool=pool,
+        hold_ms=defect.hold_ms if defect else 0.0,
+        corrupt=defect.corrupt_rate if defect else 0.0,
+        consume_ms=defect.consume_ms if defect else 0.0,
         log=defect.log if defect else "",
     )
 

@@ -21,12 +21,15 @@ class Topology:
     cpu_ms: np.ndarray
     mem_base: np.ndarray
     startup_s: np.ndarray
+    stateful: np.ndarray  # keeps data in the pod (a new pod starts empty)
+    cold: np.ndarray  # extra slowdown of a fresh container (JIT runtimes warm up slowest)
     sigma: np.ndarray
     # edges (caller, callee) as dense matrices [n, n]
     calls: np.ndarray
     hard: np.ndarray
     timeout_ms: np.ndarray
     retries: np.ndarray
+    pool: np.ndarray  # client connection pool per caller pod (inf: unlimited)
     addr_env: dict[tuple[int, int], str]
     levels: tuple[np.ndarray, ...]  # leaves first; every callee sits in an earlier level
     level_of: np.ndarray  # level index of each service (the entry point is alone in the last)
@@ -36,7 +39,10 @@ class Topology:
     route_weight: np.ndarray  # share of entry-point requests, sums to 1
     route_calls: np.ndarray  # [routes, n] calls per request
     route_hard: np.ndarray  # [routes, n] bool
-    entry: int
+    entry: int  # the service whose routes fan out (the router)
+    ingress: (
+        int  # the service users hit: the entry itself, or a pass-through gateway in front of it
+    )
     callee_addr: tuple[str, ...]  # "name:port" a caller must use to reach each service
 
     @property
@@ -44,10 +50,13 @@ class Topology:
         return len(self.names)
 
 
+# slowdown of a fresh container at its start (JIT and class loading dominate on the JVM and .NET)
+COLD = {"Java": 4.0, "Kotlin": 4.0, "C#": 3.0, "TypeScript": 2.0, "Node.js": 2.0, "Python": 2.0}
+
+
 def service_port(app: App, name: str) -> int:
     s = app.service(name)
-    # emailservice's Kubernetes Service listens on 5000 in front of container port 8080.
-    return 5000 if name == "emailservice" else int(s.port or 0)
+    return int(s.service_port or s.port or 0)
 
 
 @functools.cache
@@ -61,6 +70,7 @@ def compile_topology(app_name: str) -> Topology:
     hard = np.zeros((n, n), dtype=bool)
     timeout = np.full((n, n), np.inf)
     retries = np.zeros((n, n))
+    pool = np.full((n, n), np.inf)
     addr_env: dict[tuple[int, int], str] = {}
     for e in app.edges:
         a, b = idx[e.caller], idx[e.callee]
@@ -68,6 +78,8 @@ def compile_topology(app_name: str) -> Topology:
         hard[a, b] = e.hard
         timeout[a, b] = e.timeout_ms
         retries[a, b] = e.retries
+        if e.pool is not None:
+            pool[a, b] = e.pool
         if e.addr_env:
             addr_env[(a, b)] = e.addr_env
     # Topological levels: a service's level is above all its callees'.
@@ -94,9 +106,15 @@ def compile_topology(app_name: str) -> Topology:
             rhard[i, idx[s]] = s not in r.soft
     # The entry point's calls per request are the route mix; its per-route latency and errors are
     # computed from the routes themselves.
-    entry = idx[app.entrypoint]
+    entry = idx[app.router or app.entrypoint]
+    ingress = idx[app.entrypoint]
     calls[entry] = (w / w.sum()) @ rcalls
     level[entry] = level.max() + 1
+    if ingress != entry:
+        # a pass-through gateway: one call to the router per request (plus its own edges, if any)
+        calls[ingress, entry] = 1.0
+        hard[ingress, entry] = True
+        level[ingress] = level[entry] + 1
     levels = tuple(a for k in range(level.max() + 1) if len(a := np.nonzero(level == k)[0]))
     perf = [s.perf for s in serving]
     return Topology(
@@ -114,10 +132,13 @@ def compile_topology(app_name: str) -> Topology:
             dtype=float,
         ),
         sigma=np.array([p.sigma for p in perf]),
+        stateful=np.array([s.kind == "stateful" for s in serving]),
+        cold=np.array([COLD.get(s.language, 1.5) for s in serving]),
         calls=calls,
         hard=hard,
         timeout_ms=timeout,
         retries=retries,
+        pool=pool,
         addr_env=addr_env,
         levels=levels,
         level_of=np.array([next(i for i, lv in enumerate(levels) if k in lv) for k in range(n)]),
@@ -127,6 +148,7 @@ def compile_topology(app_name: str) -> Topology:
         route_calls=rcalls,
         route_hard=rhard,
         entry=entry,
+        ingress=ingress,
         callee_addr=tuple(f"{nm}:{service_port(app, nm)}" for nm in names),
     )
 

@@ -1,0 +1,71 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one or more
+ * contributor license agreements.  See the NOTICE file distributed with
+ * this work for additional information regarding copyright ownership.
+ * The ASF licenses this file to You under the Apache License, Version 2.0
+ * (the "License"); you may not use this file except in compliance with
+ * the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package auth.service.impl;
+
+import edu.fudan.common.util.Response;
+import org.junit.Assert;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.JUnit4;
+import org.mockito.InjectMocks;
+import org.mockito.Mock;
+import org.mockito.Mockito;
+import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpHeaders;
+import auth.entity.*;
+import auth.dto.BasicAuthDto;
+import auth.repository.UserRepository;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestTemplate;
+
+@RunWith(JUnit4.class)
+public class TokenServiceImplTest {
+
+    @InjectMocks
+    private TokenServiceImpl service;
+
+    @Mock
+    private UserRepository userRepository;
+
+    @Mock
+    private RestTemplate restTemplate;
+
+    private HttpHeaders headers = new HttpHeaders();
+
+    @Before
+    public void setUp() {
+        MockitoAnnotations.initMocks(this);
+    }
+
+    @Test
+    public void testGetTokenVerificationFailed() throws Exception {
+        BasicAuthDto dto = new BasicAuthDto("fdse_microservice", "111111", "abcd");
+        ResponseEntity<Boolean> re = new ResponseEntity<>(false, HttpStatus.OK);
+        Mockito.when(restTemplate.exchange(
+                "http://ts-verification-code-service:15678/api/v1/verifycode/verify/abcd",
+                HttpMethod.GET,
+                new HttpEntity(headers),
+                Boolean.class)).thenReturn(re);
+        Assert.assertEquals(new Response<>(0, "Verification failed.", null), service.getToken(dto, headers));
+    }
+}

@@ -1,0 +1,60 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one or more
+ * contributor license agreements.  See the NOTICE file distributed with
+ * this work for additional information regarding copyright ownership.
+ * The ASF licenses this file to You under the Apache License, Version 2.0
+ * (the "License"); you may not use this file except in compliance with
+ * the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package consignprice.service;
+
+import edu.fudan.common.util.Response;
+import org.junit.Assert;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.JUnit4;
+import org.mockito.InjectMocks;
+import org.mockito.Mock;
+import org.mockito.Mockito;
+import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpHeaders;
+import consignprice.entity.*;
+import consignprice.repository.ConsignPriceConfigRepository;
+
+@RunWith(JUnit4.class)
+public class ConsignPriceServiceImplTest {
+
+    @InjectMocks
+    private ConsignPriceServiceImpl service;
+
+    @Mock
+    private ConsignPriceConfigRepository repository;
+
+    private HttpHeaders headers = new HttpHeaders();
+
+    @Before
+    public void setUp() {
+        MockitoAnnotations.initMocks(this);
+    }
+
+    @Test
+    public void testGetPriceByWeightAndRegion() {
+        ConsignPrice priceConfig = new ConsignPrice();
+        priceConfig.setInitialWeight(1.0);
+        priceConfig.setInitialPrice(2.0);
+        priceConfig.setWithinPrice(3.0);
+        priceConfig.setBeyondPrice(4.0);
+        Mockito.when(repository.findByIndex(0)).thenReturn(priceConfig);
+        Assert.assertEquals(new Response<>(1, "Success", 2.0), service.getPriceByWeightAndRegion(1.0, true, headers));
+    }
+}

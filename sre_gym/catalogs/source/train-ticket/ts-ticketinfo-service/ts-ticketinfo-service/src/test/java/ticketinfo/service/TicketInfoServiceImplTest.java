@@ -1,0 +1,66 @@
+/*
+ * Licensed to the Apache Software Foundation (ASF) under one or more
+ * contributor license agreements.  See the NOTICE file distributed with
+ * this work for additional information regarding copyright ownership.
+ * The ASF licenses this file to You under the Apache License, Version 2.0
+ * (the "License"); you may not use this file except in compliance with
+ * the License.  You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package ticketinfo.service;
+
+import edu.fudan.common.util.Response;
+import org.junit.Assert;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.JUnit4;
+import org.mockito.InjectMocks;
+import org.mockito.Mock;
+import org.mockito.Mockito;
+import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpHeaders;
+import ticketinfo.entity.*;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestTemplate;
+
+@RunWith(JUnit4.class)
+public class TicketInfoServiceImplTest {
+
+    @InjectMocks
+    private TicketInfoServiceImpl service;
+
+    @Mock
+    private RestTemplate restTemplate;
+
+    private HttpHeaders headers = new HttpHeaders();
+
+    @Before
+    public void setUp() {
+        MockitoAnnotations.initMocks(this);
+    }
+
+    @Test
+    public void testQueryForStationId() {
+        Response response = new Response<>(1, "Success", "shanghai");
+        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
+        Mockito.when(restTemplate.exchange(
+                "http://ts-basic-service:15680/api/v1/basicservice/basic/shanghai",
+                HttpMethod.GET,
+                new HttpEntity(headers),
+                Response.class)).thenReturn(re);
+        Assert.assertEquals(response, service.queryForStationId("shanghai", headers));
+    }
+}

@@ -1,0 +1,166 @@
+"""Repair persistence: Incident-Arena's safety gate, run by the orchestrator after the hold.
+
+After an intervention that acts on a fault, the orchestrator watches the fault's symptom probe. Once it
+has recovered and held for the hold period (still before the fault's revert), the repair is challenged:
+in a fork of the simulated world the affected service is restarted and, where the fault has a
+trigger, the trigger fires again; the fork then runs for the persistence window and the probe must stay
+healthy throughout. A restart that only cleared a leak for a minute, or retries that re-form a storm
+after the next latency blip, relapse there. The challenge runs in a fork so that the real run, and what
+the agent sees, never change: the outcome is recorded as evidence for the scorer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sre_gym.sim.cluster import SimError
+
+if TYPE_CHECKING:
+    from sre_gym.orchestrator.injector import Injection, Injector
+
+TRIGGER_BLIP_MS = 40.0  # latency blip on the callee that re-fires a retry storm
+TRIGGER_BLIP_S = 30.0
+
+
+@dataclass
+class Watch:
+    intervention_t: float
+    artifact_route: bool  # the probe never failed: the artifact's removal is what must hold
+    start_k: int  # first tick after the intervention
+    recovered_k: int | None = None
+
+
+def fits(inj: Injection, target: str | None, obj: str) -> bool:
+    """Does an intervention act on this fault (same rule the scorer applies)?"""
+    scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
+    return (target is not None and target.lower() in scope) or obj.strip().lower() in inj.artifacts
+
+
+class PersistenceChecker:
+    def __init__(self, inj: Injector, hold_s: float, persistence_s: float) -> None:
+        self.inj = inj
+        self.hold_ticks = int(math.ceil(hold_s / inj.cl.tick_s))
+        self.persistence_s = float(persistence_s)
+        # fault index -> one watch per fitting intervention: the challenge belongs to the repair
+        # state, and a later intervention (another incident's) may be the one that repaired it
+        self.watches: dict[int, list[Watch]] = {}
+        self.enabled = True  # off inside a fork
+
+    def note_intervention(self, t: float, target: str | None, obj: str) -> None:
+        if not self.enabled:
+            return
+        cl = self.inj.cl
+        k = int(math.floor((t - cl.t0) / cl.tick_s)) + 1
+        for inj in self.inj.injections:
+            if inj is None or not (inj.start <= t < inj.end) or not fits(inj, target, obj):
+                continue
+            start_k = int(math.ceil((inj.start - cl.t0) / cl.tick_s))
+            never_failed = bool((self.inj.probe[inj.index, start_k:k] == 1).all())
+            self.watches.setdefault(inj.index, []).append(Watch(t, never_failed, k))
+
+    def on_tick(self, tick: int) -> None:
+        if not self.enabled or not self.watches:
+            return
+        cl = self.inj.cl
+        t = cl.time_of_tick(tick)
+        for idx in sorted(self.watches):
+            inj = self.inj.injections[idx]
+            if t >= inj.end:
+                del self.watches[idx]
+                continue
+            done: set[tuple[bool, int]] = set()  # (route, recovery) already challenged this tick
+            keep = []
+            for w in self.watches[idx]:
+                if tick < w.start_k:
+                    keep.append(w)
+                    continue
+                if not self._healthy(idx, tick, w):
+                    w.recovered_k = None
+                    keep.append(w)
+                    continue
+                if w.recovered_k is None:
+                    w.recovered_k = tick
+                if tick - w.recovered_k < self.hold_ticks:
+                    keep.append(w)
+                elif (w.artifact_route, w.recovered_k) not in done:
+                    # watches sharing a recovery would fork the same world: one challenge serves all
+                    done.add((w.artifact_route, w.recovered_k))
+                    self._challenge(inj, w, t)
+            if keep:
+                self.watches[idx] = keep
+            else:
+                del self.watches[idx]
+
+    def _healthy(self, idx: int, tick: int, w: Watch) -> bool:
+        if w.artifact_route:
+            return self.inj.artifact[idx, tick] == 0
+        return self.inj.probe[idx, tick] == 1
+
+    def _challenge(self, inj: Injection, w: Watch, t: float) -> None:
+        cl = self.inj.cl
+        fork_cl = cl.fork()
+        fork = next(h.__self__ for h in fork_cl.tick_hooks if h.__name__ == "_on_tick")
+        fork.persistence.enabled = False
+
+        # the question is whether this repair persists, not what the next fault does: no new
+        # injections or deploys in the fork (faults already active keep going and revert on time)
+        # and the fault is not reverted in the fork: the repair alone must keep it healthy
+        def keep(a) -> bool:
+            fn = getattr(a[2], "func", a[2])
+            if fn.__name__ in ("_inject", "_deploy"):
+                return False
+            return not (fn.__name__ == "_revert" and a[2].args == (inj.index,))
+
+        fork_cl._actions = [a for a in fork_cl._actions if keep(a)]
+        f = inj.fault
+        kind = "none"
+        if f.target in {d.name for d in fork_cl.world.deployments}:
+            try:
+                fork_cl.restart(f.target, t)
+                kind = "restart"
+            except SimError:
+                kind = "none"
+        if f.mechanism == "retry_storm" and inj.detail.get("change") is not None:
+            defect = inj.detail["change"].defect
+            for callee in defect.retries if defect else ():
+                pods = fork_cl.set_pod_condition(callee, "delay", TRIGGER_BLIP_MS, t)
+                fork_cl.at(t + TRIGGER_BLIP_S, _Clear(fork_cl, pods))
+                kind = "restart+trigger" if kind == "restart" else "trigger"
+        until = t + self.persistence_s
+        fork_cl.advance_to(until)
+        k0 = cl.tick  # the fork continues from the next tick
+        k1 = int(math.floor((until - cl.t0) / cl.tick_s))
+        row = fork.artifact[inj.index] if w.artifact_route else fork.probe[inj.index]
+        want = 0 if w.artifact_route else 1
+        seg = row[k0 : k1 + 1]
+        bad = np.nonzero(seg != want)[0]
+        relapsed_at = cl.time_of_tick(k0 + int(bad[0])) if len(bad) else None
+        self.inj.records.append(
+            {
+                "type": "challenge",
+                "t": t,
+                "index": inj.index,
+                "kind": kind,
+                "target": f.target,
+                "intervention_t": w.intervention_t,
+                "recovered_at": cl.time_of_tick(w.recovered_k),
+                "window_end": until,
+                "route": "artifact" if w.artifact_route else "probe",
+                "outcome": "relapsed" if relapsed_at is not None else "held",
+                "relapsed_at": relapsed_at,
+            }
+        )
+
+
+class _Clear:
+    """A scheduled action that ends a trigger blip."""
+
+    def __init__(self, cl, pods: list[str]) -> None:
+        self.cl, self.pods = cl, pods
+
+    def __call__(self, t: float) -> None:
+        self.cl.clear_pod_condition(self.pods, "delay")

@@ -1,0 +1,396 @@
+"""Unified diffs over source trees: parse, apply with context verification, reverse and write them.
+
+Change-delivered faults, ordinary deploys and agent patches all arrive as unified diffs (``git diff``
+or ``diff -u`` output, several files allowed) against a service's source tree. ``apply_diff`` checks
+every hunk's context and raises ``PatchError`` naming the file, the hunk and the line that do not
+apply; ``make_diff`` / ``tree_diff`` write diffs and ``reverse_diff`` writes the diff that undoes one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from sre_gym.sim.source_trees import PipelineError, Tree
+
+
+class PatchError(PipelineError):
+    """A diff that cannot be parsed or does not apply; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Hunk:
+    old_start: int
+    old_len: int
+    new_start: int
+    new_len: int
+    lines: tuple[tuple[str, str], ...]  # (" " | "-" | "+", text)
+    old_eof_nl: bool = True  # False when "\ No newline at end of file" follows an old-side line
+    new_eof_nl: bool = True
+    at: int = 0  # line of the "@@" header in the diff text (1-based), for messages
+
+    @property
+    def old_lines(self) -> list[str]:
+        return [t for k, t in self.lines if k != "+"]
+
+    @property
+    def new_lines(self) -> list[str]:
+        return [t for k, t in self.lines if k != "-"]
+
+    def reversed(self) -> Hunk:
+        flip = {"+": "-", "-": "+", " ": " "}
+        lines: list[tuple[str, str]] = []
+        block: list[tuple[str, str]] = []
+        for k, t in [*self.lines, (" ", None)]:
+            if k == " ":  # flush a change block with removals first, as diff tools write them
+                lines += [x for x in block if x[0] == "-"] + [x for x in block if x[0] == "+"]
+                block = []
+                if t is not None:
+                    lines.append((k, t))
+            else:
+                block.append((flip[k], t))
+        return Hunk(
+            self.new_start,
+            self.new_len,
+            self.old_start,
+            self.old_len,
+            tuple(lines),
+            self.new_eof_nl,
+            self.old_eof_nl,
+            self.at,
+        )
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    old_path: str | None  # None for a new file (/dev/null)
+    new_path: str | None  # None for a deleted file
+    hunks: tuple[Hunk, ...]
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+    def reversed(self) -> FilePatch:
+        return FilePatch(self.new_path, self.old_path, tuple(h.reversed() for h in self.hunks))
+
+
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _clean_path(raw: str, lineno: int) -> str | None:
+    p = raw.split("\t", 1)[0].strip()
+    if p.startswith('"') and p.endswith('"') and len(p) >= 2:
+        p = p[1:-1]
+    if p == "/dev/null":
+        return None
+    if not p:
+        raise PatchError(f"line {lineno}: file header without a path")
+    return p
+
+
+def _safe_path(p: str, lineno: int) -> str:
+    pp = PurePosixPath(p)
+    if pp.is_absolute() or ".." in pp.parts or p.startswith("~"):
+        raise PatchError(f"line {lineno}: path {p!r} must be relative to the repository root")
+    return pp.as_posix()
+
+
+def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:
+    """Parse a unified diff (``git diff`` or ``diff -u`` output, several files allowed).
+
+    Lines before the first ``---`` header (``diff --git``, ``index``, a commit message) are ignored.
+    With ``strict`` the hunk line counts of each ``@@`` header must match its body exactly; otherwise
+    the body is authoritative (like ``git apply --recount``). ``a/`` and ``b/`` prefixes are removed.
+    """
+    if not isinstance(diff, str) or not diff.strip():
+        raise PatchError("empty diff")
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    patches: list[FilePatch] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if not (line.startswith("--- ") and i + 1 < n and lines[i + 1].startswith("+++ ")):
+            if line.startswith("@@") and not patches:
+                raise PatchError(
+                    f"line {i + 1}: hunk before any '--- a/<file>' / '+++ b/<file>' header"
+                )
+            i += 1
+            continue
+        old = _clean_path(line[4:], i + 1)
+        new = _clean_path(lines[i + 1][4:], i + 2)
+        if old is None and new is None:
+            raise PatchError(f"line {i + 1}: both sides of the file header are /dev/null")
+        if old is not None and new is not None and old.startswith("a/") and new.startswith("b/"):
+            old, new = old[2:], new[2:]
+        elif old is None and new is not None and new.startswith("b/"):
+            new = new[2:]
+        elif new is None and old is not None and old.startswith("a/"):
+            old = old[2:]
+        old = _safe_path(old, i + 1) if old is not None else None
+        new = _safe_path(new, i + 2) if new is not None else None
+        i += 2
+        hunks: list[Hunk] = []
+        while i < n and lines[i].startswith("@@"):
+            hunk, i = _parse_hunk(lines, i, strict, len(hunks) + 1)
+            hunks.append(hunk)
+        if not hunks:
+            raise PatchError(f"line {i}: file {new or old} has a header but no hunks")
+        patches.append(FilePatch(old, new, tuple(hunks)))
+    if not patches:
+        raise PatchError(
+            "no file headers found (expected '--- a/<path>' followed by '+++ b/<path>')"
+        )
+    seen: set[str] = set()
+    for fp in patches:
+        if fp.path in seen:
+            raise PatchError(f"file {fp.path} appears twice in the diff")
+        seen.add(fp.path)
+    return patches
+
+
+def _parse_hunk(lines: list[str], i: int, strict: bool, number: int) -> tuple[Hunk, int]:
+    header = lines[i]
+    m = _HUNK_RE.match(header)
+    if not m:
+        raise PatchError(
+            f"line {i + 1}: malformed hunk header {header!r} (expected '@@ -l,s +l,s @@')"
+        )
+    o_start, n_start = int(m.group(1)), int(m.group(3))
+    o_len = int(m.group(2)) if m.group(2) is not None else 1
+    n_len = int(m.group(4)) if m.group(4) is not None else 1
+    at = i + 1
+    i += 1
+    body: list[tuple[str, str]] = []
+    old_nl = new_nl = True
+    o_seen = n_seen = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        done = o_seen >= o_len and n_seen >= n_len
+        if line.startswith("\\"):
+            if not body:
+                raise PatchError(
+                    f"line {i + 1}: '\\ No newline at end of file' outside a hunk body"
+                )
+            k = body[-1][0]
+            if k in (" ", "-"):
+                old_nl = False
+            if k in (" ", "+"):
+                new_nl = False
+            i += 1
+            continue
+        if done and (strict or line == ""):
+            break
+        if line.startswith("@@") or line.startswith("diff --git "):
+            break
+        if line.startswith("--- ") and i + 1 < n and lines[i + 1].startswith("+++ "):
+            break
+        tag = line[:1] if line else " "  # an empty line is an empty context line
+        if tag not in (" ", "-", "+"):
+            if done:
+                break
+            raise PatchError(
+                f"line {i + 1}: hunk {number} body line must start with ' ', '-' or '+', got {line!r}"
+            )
+        body.append((tag, line[1:]))
+        if tag != "+":
+            o_seen += 1
+        if tag != "-":
+            n_seen += 1
+        i += 1
+    if strict and (o_seen, n_seen) != (o_len, n_len):
+        raise PatchError(
+            f"line {at}: hunk {number} header says -{o_start},{o_len} +{n_start},{n_len} "
+            f"but its body has {o_seen} old and {n_seen} new lines"
+        )
+    if not body:
+        raise PatchError(f"line {at}: hunk {number} is empty")
+    return Hunk(o_start, o_seen, n_start, n_seen, tuple(body), old_nl, new_nl, at), i
+
+
+def _split(text: str) -> tuple[list[str], bool]:
+    if text == "":
+        return [], True
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+        return parts, True
+    return parts, False
+
+
+def _join(lines: list[str], eol: bool) -> str:
+    if not lines:
+        return ""
+    return "\n".join(lines) + ("\n" if eol else "")
+
+
+def _apply_file(path: str, text: str, hunks: Iterable[Hunk], strict: bool, notes: list[str]) -> str:
+    src, eol = _split(text)
+    out: list[str] = []
+    cursor = 0
+    for number, h in enumerate(hunks, 1):
+        old = h.old_lines
+        want = max(h.old_start - 1, 0) if h.old_len else h.old_start
+        pos = _locate(src, old, want, cursor, strict)
+        if pos is None:
+            raise PatchError(_mismatch(path, number, h, src, want))
+        if pos != want:
+            notes.append(
+                f"{path}: hunk {number} applied at line {pos + 1} (offset {pos - want:+d})"
+            )
+        out.extend(src[cursor:pos])
+        out.extend(h.new_lines)
+        cursor = pos + len(old)
+        if cursor >= len(src):  # the hunk reaches the end of the file: it decides the final newline
+            if not h.new_eof_nl:
+                eol = False
+            elif not h.old_eof_nl:
+                eol = True
+    out.extend(src[cursor:])
+    return _join(out, eol)
+
+
+def _locate(src: list[str], old: list[str], want: int, cursor: int, strict: bool) -> int | None:
+    k = len(old)
+    if cursor <= want <= len(src) - k and src[want : want + k] == old:
+        return want
+    if strict:
+        return None
+    # search outward from the stated line, never before the end of the previous hunk (git apply)
+    limit = max(want - cursor, len(src) - want)
+    for d in range(1, limit + 1):
+        for p in (want - d, want + d):
+            if cursor <= p <= len(src) - k and src[p : p + k] == old:
+                return p
+    return None
+
+
+def _mismatch(path: str, number: int, h: Hunk, src: list[str], want: int) -> str:
+    old = h.old_lines
+    line = want + 1
+    for j, expected in enumerate(old):
+        at = want + j
+        if at >= len(src):
+            return (
+                f"{path}: hunk {number} does not apply at line {line}: the file has only "
+                f"{len(src)} lines (the hunk expects {expected!r} at line {at + 1})"
+            )
+        if src[at] != expected:
+            return (
+                f"{path}: hunk {number} does not apply at line {line}: line {at + 1} is "
+                f"{src[at]!r}, the hunk expects {expected!r} (and its context matches nowhere else)"
+            )
+    return f"{path}: hunk {number} does not apply at line {line} (overlaps the previous hunk)"
+
+
+def apply_diff(
+    tree: Tree, diff: str | list[FilePatch], *, reverse: bool = False, strict: bool = False
+) -> tuple[dict[str, str], list[str]]:
+    """Apply ``diff`` to ``tree`` and return (new tree, notes). The input tree is not modified.
+
+    Each hunk's removed and context lines must match the file exactly. In strict mode they must
+    match at the stated line and the header counts must be right (the corpus is held to this); in
+    the default mode a hunk may apply at an offset (nearest exact match, as ``git apply`` does) and
+    the notes say where. Raises ``PatchError`` naming the file, the hunk and the line.
+    """
+    patches = parse_diff(diff, strict=strict) if isinstance(diff, str) else diff
+    if reverse:
+        patches = [fp.reversed() for fp in patches]
+    out = dict(tree)
+    notes: list[str] = []
+    for fp in patches:
+        if fp.old_path is None:  # new file
+            if fp.new_path in out:
+                raise PatchError(f"{fp.new_path}: the diff creates this file but it already exists")
+            h = fp.hunks[0]
+            if len(fp.hunks) != 1 or h.old_lines:
+                raise PatchError(f"{fp.new_path}: a new file takes exactly one hunk of added lines")
+            out[fp.new_path] = _join(h.new_lines, h.new_eof_nl) if h.new_lines else ""
+            continue
+        if fp.old_path not in out:
+            near = difflib.get_close_matches(fp.old_path, list(out), n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise PatchError(f"{fp.old_path}: file not found in the source tree{hint}")
+        new_text = _apply_file(fp.old_path, out[fp.old_path], fp.hunks, strict, notes)
+        if fp.new_path is None:  # deletion
+            if new_text != "":
+                raise PatchError(
+                    f"{fp.old_path}: the diff deletes this file but does not remove all of it"
+                )
+            del out[fp.old_path]
+            continue
+        if fp.new_path != fp.old_path:
+            if fp.new_path in out:
+                raise PatchError(f"{fp.new_path}: rename target already exists")
+            del out[fp.old_path]
+        out[fp.new_path] = new_text
+    return out, notes
+
+
+def changed_files(diff: str) -> list[str]:
+    return [fp.path for fp in parse_diff(diff)]
+
+
+_NO_EOL = "\x00"
+
+
+def make_diff(path: str, old: str | None, new: str | None, context: int = 3) -> str:
+    """A unified diff of one file (``old`` None creates it, ``new`` None deletes it); "" if equal."""
+    a_lines, a_eol = _split(old or "")
+    b_lines, b_eol = _split(new or "")
+    if a_lines and not a_eol:  # mark the last line so that a changed final newline is a change
+        a_lines[-1] += _NO_EOL
+    if b_lines and not b_eol:
+        b_lines[-1] += _NO_EOL
+    body = list(difflib.unified_diff(a_lines, b_lines, lineterm="", n=context))[2:]
+    if not body and (old is None) == (new is None):
+        return ""
+    if not body:  # an empty file created or deleted
+        body = ["@@ -0,0 +0,0 @@"]
+    out = [f"--- {'a/' + path if old is not None else '/dev/null'}"]
+    out.append(f"+++ {'b/' + path if new is not None else '/dev/null'}")
+    for ln in body:
+        if ln.endswith(_NO_EOL):
+            out += [ln[:-1], "\\ No newline at end of file"]
+        else:
+            out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+def tree_diff(old: Tree, new: Tree, context: int = 3) -> str:
+    """The unified diff turning tree ``old`` into tree ``new`` (files in path order)."""
+    parts = []
+    for p in sorted(set(old) | set(new)):
+        if old.get(p) != new.get(p):
+            parts.append(make_diff(p, old.get(p), new.get(p), context))
+    return "".join(parts)
+
+
+def format_hunk(h: Hunk) -> str:
+    """The text of one hunk, with "\\ No newline at end of file" markers where they belong."""
+    out = [f"@@ -{h.old_start},{h.old_len} +{h.new_start},{h.new_len} @@"]
+    last_old = max((i for i, (k, _) in enumerate(h.lines) if k != "+"), default=-1)
+    last_new = max((i for i, (k, _) in enumerate(h.lines) if k != "-"), default=-1)
+    for i, (k, t) in enumerate(h.lines):
+        out.append(f"{k}{t}")
+        if (i == last_old and not h.old_eof_nl) or (i == last_new and not h.new_eof_nl):
+            out.append("\\ No newline at end of file")
+    return "\n".join(out) + "\n"
+
+
+def reverse_diff(diff: str) -> str:
+    """The diff that undoes ``diff`` (hunks flipped; the same files)."""
+    buf = io.StringIO()
+    for fp in (p.reversed() for p in parse_diff(diff)):
+        buf.write(f"--- {'a/' + fp.old_path if fp.old_path else '/dev/null'}\n")
+        buf.write(f"+++ {'b/' + fp.new_path if fp.new_path else '/dev/null'}\n")
+        for h in fp.hunks:
+            buf.write(format_hunk(h))
+    return buf.getvalue()

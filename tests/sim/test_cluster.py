@@ -1,0 +1,515 @@
+"""SimCluster: warm-up, determinism under chunking, and the operations tools perform
+(sre_gym/sim/cluster.py)."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+from sre_gym.catalogs import RELEASE
+from sre_gym.catalogs.schema import Change
+from sre_gym.orchestrator.injector import Injector
+from sre_gym.orchestrator.schedule import schedule
+from sre_gym.sim import k8s_view
+from sre_gym.sim import pods as P
+from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.state import EPOCH
+
+OB = "online-boutique"
+
+
+def rows_of(cl, dep: str) -> list[int]:
+    d = cl.world.deployment(dep)
+    return [int(r) for r in cl.pods.live() if cl.pods.dep[r] == d.index]
+
+
+def revs(cl, dep: str) -> list[int]:
+    return [r.number for r in cl.world.deployment(dep).revisions]
+
+
+# ---------------------------------------------------------------------------------- warm-up
+
+
+def test_constants():
+    assert (TICK_S, WARMUP_S, EPISODE_S) == (15, 600, 5400)
+    cl = SimCluster(OB, 0)
+    assert cl.capacity == (WARMUP_S + EPISODE_S) // TICK_S + 1
+    assert cl.tick == 0 and cl.now == EPOCH - TICK_S
+    assert cl.time_of_tick(4) == EPOCH + 60
+
+
+def test_healthy_warm_up(warm):
+    cl = warm()
+    k = cl.tick
+    assert k == WARMUP_S // TICK_S + 1 and cl.now == EPOCH + WARMUP_S
+    p = cl.pods
+    live = p.live()
+    assert len(live) == len(cl.world.deployments) == 12
+    assert p.ready[live].all() and (p.state[live] == P.RUNNING).all()
+    assert (p.restarts[live] == 0).all()
+    assert np.all(cl.rec_err[:k] == 0) and np.all(cl.rec_own_err[:k] == 0)
+    assert np.all(cl.rec_entry[:k, 1] == 0) and np.all(cl.rec_entry[:k, 2] < 1e-6)
+    assert np.all(cl.rec_served[:k] > 0)
+    rps = cl.rec_entry[:k, 0]
+    assert rps.min() > 15 and rps.max() < 30  # 100 users, 1-10 s waits, 28/19 requests per task
+    errs = cl.tsdb.families["traces_span_metrics_calls_total"]
+    err_rows = [i for i, lab in enumerate(errs.rows) if ("status_code", "STATUS_CODE_ERROR") in lab]
+    assert np.all(errs.data[err_rows, :k] == 0)
+    assert not [e for e in cl.world.events if e.type == "Warning"]
+    assert all(not d.dirty for d in cl.world.deployments)
+    # utilisation stays well below saturation everywhere (the catalog calibration: 5-45 % of limit)
+    use = cl.tsdb.families["container_cpu_usage_seconds_total"]
+    rate = (use.data[: use.n_series, k - 1] - use.data[: use.n_series, k - 5]) / 60
+    assert np.all(rate < 0.5 * 0.3)
+
+
+def test_seeds_change_noise_not_structure(warm):
+    a, b = warm(seed=0), warm(seed=1)
+    assert [p for p in a.pods.names] != [
+        p for p in b.pods.names
+    ]  # pod suffixes derive from the seed
+    assert not np.array_equal(a.rec_entry[:, 0], b.rec_entry[:, 0])
+    assert [d.name for d in a.world.deployments] == [d.name for d in b.world.deployments]
+    c = warm(seed=0)
+    assert a.pods.names == c.pods.names
+    np.testing.assert_array_equal(a.rec_entry, c.rec_entry)
+
+
+# ---------------------------------------------------------------------------------- chunking
+
+
+HORIZON = WARMUP_S + 2400
+
+
+def _run(chunks: list[float] | None, read: bool) -> tuple[SimCluster, Injector]:
+    cl = SimCluster(OB, 3, horizon_s=HORIZON)
+    inj = Injector(cl, schedule(OB, 3), EPOCH + WARMUP_S)
+    end = EPOCH + HORIZON
+    ops = [
+        (EPOCH + WARMUP_S + 700.5, lambda t: cl.restart("frontend", t)),
+        (EPOCH + WARMUP_S + 901.0, lambda t: cl.scale("cartservice", 3, t)),
+        (
+            EPOCH + WARMUP_S + 1202.0,
+            lambda t: cl.delete_pod(cl.pods.names[rows_of(cl, "currencyservice")[0]], t),
+        ),
+        (
+            EPOCH + WARMUP_S + 1500.0,
+            lambda t: cl.patch("productcatalogservice", "env.EXTRA_LATENCY", "300ms", t),
+        ),
+    ]
+    times = sorted({*(t for t, _ in ops), *(chunks or []), end})
+    for t in times:
+        cl.advance_to(t)
+        if read:
+            for kind in (
+                "pods",
+                "deployments",
+                "replicasets",
+                "events",
+                "nodes",
+                "networkpolicies",
+            ):
+                k8s_view.get(cl, kind)
+            for r in cl.pods.live():
+                k8s_view.describe(cl, "pods", cl.pods.names[r])
+        for t_op, fn in ops:
+            if t_op == t:
+                fn(t)
+    return cl, inj
+
+
+def _fingerprint(cl: SimCluster, inj: Injector) -> dict:
+    fams = {
+        name: (f.label_names, tuple(f.rows), f.data[: f.n_series].tobytes())
+        for name, f in sorted(cl.tsdb.families.items())
+    }
+    recs = {k: getattr(cl, k).tobytes() for k in vars(cl) if k.startswith("rec_")}
+    pods = {
+        f: getattr(cl.pods, f)[: cl.pods.n].tobytes()
+        for f in ("alive", "ready", "state", "restarts", "node", "rev", "mem", "cpu_total")
+    }
+    return {
+        "tsdb": fams,
+        "n_ticks": cl.tsdb.n_ticks,
+        "rec": recs,
+        "pods": pods,
+        "names": list(cl.pods.names),
+        "events": [
+            (e.type, e.reason, e.kind, e.name, e.message, e.first, e.last, e.count)
+            for e in cl.world.events
+        ],
+        "changes": [(c.sha, c.service, c.time, c.revision, c.image) for c in cl.changes],
+        "probe": inj.probe.tobytes(),
+        "artifact": inj.artifact.tobytes(),
+        "records": repr(inj.records),
+    }
+
+
+@pytest.fixture(scope="module")
+def one_shot():
+    return _fingerprint(*_run(None, read=False))
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        pytest.param([EPOCH + s for s in range(0, HORIZON, 15)], id="tick-by-tick"),
+        pytest.param([EPOCH + s + 0.5 for s in range(-20, HORIZON, 7)], id="7s-off-grid"),
+        pytest.param(
+            sorted(EPOCH + np.random.default_rng(5).uniform(-30, HORIZON, 60)), id="random"
+        ),
+    ],
+)
+def test_chunk_sizes_give_bit_identical_data(one_shot, chunks):
+    got = _fingerprint(*_run(list(chunks), read=True))
+    assert got["n_ticks"] == one_shot["n_ticks"] == HORIZON // TICK_S + 1
+    assert got["tsdb"].keys() == one_shot["tsdb"].keys()
+    for name in got["tsdb"]:
+        assert got["tsdb"][name] == one_shot["tsdb"][name], name
+    for key in ("rec", "pods", "names", "events", "changes", "probe", "artifact", "records"):
+        assert got[key] == one_shot[key], key
+
+
+def test_advance_to_is_idempotent_and_bounded():
+    cl = SimCluster(OB, 0, horizon_s=60)
+    cl.advance_to(EPOCH + 29.9)
+    assert cl.tick == 2
+    cl.advance_to(EPOCH + 10)  # going back does nothing
+    assert cl.tick == 2
+    cl.advance_to(EPOCH + 10_000)
+    assert cl.tick == cl.capacity == 5
+    assert cl.tsdb.n_ticks == 5
+
+
+def test_scheduled_actions_run_in_time_then_insertion_order_with_their_own_time(cl):
+    seen = []
+    t = cl.now
+    cl.at(t + 20, lambda x: seen.append(("b", x)))
+    cl.at(t + 3, lambda x: seen.append(("a", x)))
+    cl.at(t + 20, lambda x: seen.append(("c", x)))
+    cl.at(t + 31, lambda x: seen.append(("d", x)))
+    cl.advance_to(t + 15)
+    assert seen == [("a", t + 3)]
+    cl.advance_to(t + 30)
+    assert seen == [("a", t + 3), ("b", t + 20), ("c", t + 20)]
+    cl.advance_to(t + 45)
+    assert seen[-1] == ("d", t + 31)
+
+
+# ---------------------------------------------------------------------------------- rollback
+
+
+def test_rollback_renumbers_the_target_revision(cl):
+    t = cl.now + 1
+    cl.patch("frontend", "env.ENABLE_PROFILER", "1", t)
+    cl.patch("frontend", "env.ENABLE_PROFILER", "2", t + 1)
+    assert revs(cl, "frontend") == [1, 2, 3]
+    d = cl.world.deployment("frontend")
+    rev2 = d.revision(2)
+    gen = d.generation
+    new = cl.rollback("frontend", t + 2, to_revision=2)
+    assert new.number == 4 and revs(cl, "frontend") == [1, 3, 4]
+    assert new.template == rev2.template and new.change_cause == rev2.change_cause
+    assert d.generation == gen + 1 and d.dirty and d.rollout_started == t + 2
+    assert d.current is new
+    ev = next(e for e in reversed(cl.world.events) if e.reason == "DeploymentRollback")
+    assert ev.message == "Rolled back deployment 'frontend' to revision 2"
+    assert any(cl.pods.rev[r] == 4 for r in rows_of(cl, "frontend"))
+    # undo goes to the previous revision (3), which is renumbered again
+    back = cl.rollback("frontend", t + 3)
+    assert back.number == 5 and revs(cl, "frontend") == [1, 4, 5]
+    assert back.template.env_dict()["ENABLE_PROFILER"] == "2"
+    cl.advance_to(cl.now + 60)
+    assert [int(cl.pods.rev[r]) for r in rows_of(cl, "frontend")] == [5]
+
+
+def test_rollback_keeps_the_commit_of_the_target(cl, changes):
+    rec = cl.deploy_change(changes["payment-expiry-check"], "ab" * 20, cl.now + 1)
+    assert rec.revision == 2
+    cl.restart("paymentservice", cl.now + 2)
+    r = cl.rollback("paymentservice", cl.now + 3, to_revision=2)
+    assert r.commit == "ab" * 20
+    r = cl.rollback("paymentservice", cl.now + 4, to_revision=1)
+    assert r.commit is None and r.template.image.endswith(":v0.10.6")
+    assert revs(cl, "paymentservice") == [3, 4, 5]
+
+
+def test_returning_to_an_earlier_template_renumbers_that_revision(cl):
+    """Kubernetes keeps one ReplicaSet per pod template: when the template goes back to an earlier
+    one (by patch or by a revert commit), that ReplicaSet is reused and its revision number moves
+    to the head of the history, exactly as for a rollback; the old number disappears."""
+    cl.patch("frontend", "env.ENABLE_PROFILER", "1", cl.now + 1)
+    cl.patch("frontend", "env.ENABLE_PROFILER", "0", cl.now + 2)  # the shipped template again
+    d = cl.world.deployment("frontend")
+    assert d.current.number == 3 and d.current.template.env_dict()["ENABLE_PROFILER"] == "0"
+    templates = [r.template for r in d.revisions]
+    same = [r.number for r in d.revisions if templates.count(r.template) > 1]
+    assert same == [], f"revisions {same} hold the same pod template"
+    assert revs(cl, "frontend") == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("frontend", None), "deployment 'frontend' has no previous revision to roll back to"),
+        (("frontend", 7), "deployment 'frontend' has no revision 7 (have: 1)"),
+        (("frontend", 1), "revision 1 is already the current revision of 'frontend'"),
+        (("front-end", None), "deployment 'front-end' not found (known: frontend, cartservice,"),
+    ],
+)
+def test_invalid_rollbacks(cl, args, message):
+    before = _state(cl)
+    with pytest.raises(SimError, match=re.escape(message)):
+        cl.rollback(args[0], cl.now + 1, to_revision=args[1])
+    assert _state(cl) == before
+
+
+# ---------------------------------------------------------------------------------- restart/scale/patch
+
+
+def test_restart_rolls_new_pods_with_the_same_spec(cl, changes):
+    cl.deploy_change(changes["currency-cpu-rightsize"], "cd" * 20, cl.now + 1)
+    cl.advance_to(cl.now + 60)
+    d = cl.world.deployment("currencyservice")
+    before = d.current
+    old_rows = rows_of(cl, "currencyservice")
+    r = cl.restart("currencyservice", cl.now + 1)
+    assert r.number == before.number + 1
+    assert r.template.restarted_at == "2026-01-01T00:11:01Z"
+    assert (
+        r.template.cpu_limit == before.template.cpu_limit and r.template.env == before.template.env
+    )
+    assert r.change_cause == before.change_cause and r.commit == before.commit
+    # restarting twice within the same second is the same template: no new revision
+    assert cl.restart("currencyservice", cl.now + 1.5) is r
+    cl.advance_to(cl.now + 60)
+    assert not set(rows_of(cl, "currencyservice")) & set(old_rows)
+    assert cl.pods.ready[rows_of(cl, "currencyservice")].all()
+
+
+def test_restart_clears_runtime_conditions(cl):
+    names = cl.set_pod_condition("cartservice", "hog", 0.3, cl.now + 1)
+    assert len(names) == 1 and cl.pods.hog[cl.pods.index_of(names[0])] == 0.3
+    cl.restart("cartservice", cl.now + 2)
+    cl.advance_to(cl.now + 60)
+    assert all(cl.pods.hog[r] == 0 for r in rows_of(cl, "cartservice"))
+    assert cl.pods.index_of(names[0]) is None
+
+
+def test_scale(cl):
+    d = cl.world.deployment("recommendationservice")
+    gen = d.generation
+    cl.scale("recommendationservice", 2, cl.now + 1)
+    assert d.replicas == 2 and d.generation == gen + 1 and revs(cl, "recommendationservice") == [1]
+    assert len(rows_of(cl, "recommendationservice")) == 2
+    assert cl.world.events[-1].reason in ("Scheduled", "SuccessfulCreate", "ScalingReplicaSet")
+    assert any(e.message == "Scaled deployment recommendationservice to 2" for e in cl.world.events)
+
+
+@pytest.mark.parametrize("bad", [-1, 21, 100])
+def test_scale_out_of_range(cl, bad):
+    before = _state(cl)
+    with pytest.raises(SimError, match=re.escape(f"replicas must be between 0 and 20, got {bad}")):
+        cl.scale("frontend", bad, cl.now + 1)
+    assert _state(cl) == before
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "check"),
+    [
+        ("resources.limits.cpu", "500m", lambda t: t.cpu_limit == "500m"),
+        ("resources.limits.memory", "1Gi", lambda t: t.mem_limit == "1Gi"),
+        ("readinessProbe.port", "8081", lambda t: t.readiness_port == 8081),
+        ("env.EXTRA_LATENCY", "2s", lambda t: t.env_dict()["EXTRA_LATENCY"] == "2s"),
+        ("env.PORT", "3551", lambda t: t.env_dict()["PORT"] == "3551"),
+    ],
+)
+def test_patch_keys(cl, key, value, check):
+    d = cl.world.deployment("productcatalogservice")
+    r = cl.patch("productcatalogservice", key, value, cl.now + 1)
+    assert r.number == 2 and check(r.template) and d.current is r
+    assert r.change_cause == f"kubectl patch deployment productcatalogservice ({key}={value})"
+    # the same patch again changes nothing
+    gen = d.generation
+    assert cl.patch("productcatalogservice", key, value, cl.now + 2) is r
+    assert d.generation == gen and revs(cl, "productcatalogservice") == [1, 2]
+
+
+def test_patch_effects_reach_the_dynamics(cl):
+    i = cl.topo.index["productcatalogservice"]
+    base = cl.rec_lat[cl.tick - 1, i]
+    cl.patch("productcatalogservice", "env.EXTRA_LATENCY", "400ms", cl.now + 1)
+    cl.advance_to(cl.now + 45)
+    assert cl.rec_lat[cl.tick - 1, i] > base + 350
+    cl.patch("productcatalogservice", "readinessProbe.port", "9999", cl.now + 1)
+    cl.advance_to(cl.now + 120)
+    # new pod never gets ready, the previous one keeps serving
+    rows = rows_of(cl, "productcatalogservice")
+    assert len(rows) == 2 and sum(bool(cl.pods.ready[r]) for r in rows) == 1
+    assert cl.rec_served[cl.tick - 1, i] > 0
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("resources.limits.cpu", "lots", "bad CPU quantity 'lots' (expected e.g. '200m' or '0.5')"),
+        ("resources.limits.memory", "128M", "bad memory quantity '128M' (expected e.g. '128Mi')"),
+        ("readinessProbe.port", "http", "readinessProbe.port must be a port number, got 'http'"),
+        ("readinessProbe.port", "0", "readinessProbe.port must be a port number, got '0'"),
+        ("readinessProbe.port", "65536", "readinessProbe.port must be a port number, got '65536'"),
+        ("env.", "x", "invalid environment variable name ''"),
+        ("env.BAD-NAME", "x", "invalid environment variable name 'BAD-NAME'"),
+        (
+            "image",
+            "x:1",
+            "unsupported key 'image': use env.<NAME>, resources.limits.cpu, resources.limits.memory or readinessProbe.port",
+        ),
+        ("spec.replicas", "3", "unsupported key 'spec.replicas'"),
+    ],
+)
+def test_invalid_patches(cl, key, value, message):
+    before = _state(cl)
+    with pytest.raises(SimError, match=re.escape(message)):
+        cl.patch("frontend", key, value, cl.now + 1)
+    assert _state(cl) == before
+
+
+def test_operations_on_unknown_objects(cl):
+    before = _state(cl)
+    for fn, message in [
+        (lambda: cl.restart("web", cl.now + 1), "deployment 'web' not found (known: frontend,"),
+        (lambda: cl.scale("web", 1, cl.now + 1), "deployment 'web' not found"),
+        (lambda: cl.patch("web", "env.A", "1", cl.now + 1), "deployment 'web' not found"),
+        (lambda: cl.delete_pod("frontend-xxxxx", cl.now + 1), "pod 'frontend-xxxxx' not found"),
+        (
+            lambda: cl.delete_networkpolicy("deny-all", cl.now + 1),
+            "networkpolicy 'deny-all' not found",
+        ),
+        (
+            lambda: cl.set_node_ready("kind-worker9", False, cl.now + 1),
+            "node 'kind-worker9' not found",
+        ),
+        (lambda: cl.set_pod_condition("web", "hog", 1.0, cl.now + 1), "deployment 'web' not found"),
+    ]:
+        with pytest.raises(SimError, match=re.escape(message)):
+            fn()
+        assert _state(cl) == before, message
+
+
+def test_sim_error_is_a_value_error():
+    assert issubclass(SimError, ValueError)
+
+
+# ---------------------------------------------------------------------------------- pods, policies, nodes
+
+
+def test_delete_pod_replaces_it_and_a_terminating_pod_cannot_be_deleted_again(cl):
+    row = rows_of(cl, "checkoutservice")[0]
+    name = cl.pods.names[row]
+    t = cl.now + 1
+    cl.delete_pod(name, t)
+    assert cl.pods.state[row] == P.TERMINATING
+    new = rows_of(cl, "checkoutservice")
+    assert len(new) == 1 and cl.pods.names[new[0]] != name
+    assert cl.pods.names[new[0]].rsplit("-", 1)[0] == name.rsplit("-", 1)[0]  # same ReplicaSet
+    with pytest.raises(SimError, match=re.escape(f"pod '{name}' not found")):
+        cl.delete_pod(name, t + 1)
+    cl.advance_to(cl.now + 15)
+    assert not cl.pods.alive[row] and cl.pods.index_of(name) is None
+    assert any(e.reason == "Killing" and e.name == name for e in cl.world.events)
+
+
+def test_networkpolicy_denies_the_edge_until_deleted(cl):
+    i, j = cl.topo.index["checkoutservice"], cl.topo.index["paymentservice"]
+    cl.add_networkpolicy("deny-pay", "checkoutservice", "paymentservice", cl.now + 1, owner="me")
+    cl.advance_to(cl.now + 30)
+    assert cl.rec_edge_kind[cl.tick - 1, i, j] == 2 and cl.rec_edge_fail[cl.tick - 1, i, j] == 1.0
+    assert k8s_view.get(cl, "networkpolicies", "deny-pay")["egress_denied_to"] == {
+        "app": "paymentservice"
+    }
+    cl.delete_networkpolicy("deny-pay", cl.now + 1)
+    cl.advance_to(cl.now + 15)
+    assert cl.rec_edge_fail[cl.tick - 1, i, j] < 1e-6
+    assert cl.world.netpols == []
+
+
+def test_node_failure_evicts_and_reschedules(cl):
+    node = 2  # kind-worker3
+    victims = [int(r) for r in cl.pods.live() if cl.pods.node[r] == node]
+    deps = cl.set_node_ready("kind-worker3", False, cl.now)
+    assert deps == sorted(cl.world.deployments[cl.pods.dep[r]].name for r in victims)
+    t_down = cl.now
+    cl.advance_to(t_down + 330)
+    assert all(cl.pods.alive[r] and cl.pods.state[r] != P.TERMINATING for r in victims)
+    assert not any(cl.pods.ready[r] for r in victims)
+    cl.advance_to(t_down + 345)
+    assert all(cl.pods.state[r] == P.TERMINATING or not cl.pods.alive[r] for r in victims)
+    cl.advance_to(t_down + 400)
+    for d in deps:
+        rows = rows_of(cl, d)
+        assert len(rows) == 1 and cl.pods.node[rows[0]] != node and cl.pods.ready[rows[0]]
+    assert all(not cl.pods.alive[r] for r in victims)
+    assert cl.set_node_ready("kind-worker3", True, cl.now) == []
+    assert cl.world.nodes[node].ready and cl.world.nodes[node].down_since is None
+
+
+def test_deploy_change_kinds(cl, changes):
+    code = cl.deploy_change(
+        changes["payment-expiry-check"], "0123456789abcdef" * 2 + "01234567", cl.now + 1
+    )
+    assert code.image.endswith("paymentservice:0123456789ab")
+    assert code.pipeline["build"] == "passed" and code.revision == 2
+    assert cl.world.images[code.image].defect.error_rate == 0.35
+    assert cl.world.deployment("paymentservice").current.commit == code.sha
+    assert cl.world.deployment("paymentservice").current.change_cause.startswith("deploy 0123456: ")
+    cfg = cl.deploy_change(
+        changes["catalog-extra-latency"], "e" * 40, cl.now + 1, author="z", title="tune"
+    )
+    tpl = cl.world.deployment("productcatalogservice").current.template
+    assert (
+        "EXTRA_LATENCY" in tpl.env_dict()
+        and cfg.image == tpl.image
+        and cfg.pipeline["build"].startswith("skipped")
+    )
+    assert (cfg.author, cfg.title) == ("z", "tune")
+    img = cl.deploy_change(changes["shipping-image-bump"], "f" * 40, cl.now + 1)
+    assert img.image.endswith("shippingservice:v0.10.7")
+    assert [c.change_id for c in cl.changes] == [
+        "payment-expiry-check",
+        "catalog-extra-latency",
+        "shipping-image-bump",
+    ]
+
+
+def test_unknown_service_change_is_refused(cl):
+    ch = Change(id="x", service="web", kind="code", title="t", author="a", files=[], diff="")
+    before = _state(cl)
+    with pytest.raises(SimError, match="deployment 'web' not found"):
+        cl.deploy_change(ch, "a" * 40, cl.now + 1)
+    assert _state(cl) == before
+
+
+def test_runtime_conditions_belong_to_pods(cl):
+    names = cl.set_pod_condition("currencyservice", "delay", 500.0, cl.now + 1)
+    cl.clear_pod_condition([*names, "ghost-pod"], "delay")
+    assert all(cl.pods.delay[r] == 0 for r in rows_of(cl, "currencyservice"))
+
+
+def _state(cl: SimCluster) -> tuple:
+    p = cl.pods
+    arrays = tuple(
+        getattr(p, f)[: p.n].tobytes()
+        for f in ("alive", "ready", "state", "rev", "prof", "node", "hog", "delay", "deleted_at")
+    )
+    return (
+        copy.deepcopy(cl.world),
+        arrays,
+        list(p.names),
+        len(cl.changes),
+        len(cl.profiles),
+        len(cl._actions),
+        RELEASE,
+    )

@@ -136,22 +136,24 @@ def _yaml_float(v: float) -> float | str:
 
 
 def alert_tests(alert_engine: AlertEngine, eval_times: Sequence[float]) -> list[dict[str, Any]]:
-    """``alert_rule_test`` entries: every rule at every time, with the engine's firing alerts."""
+    """``alert_rule_test`` entries: every alert name at every time, with the engine's firing alerts
+    (promtool checks all alerts of a name at once, so severity tiers sharing a name go together)."""
     out: list[dict[str, Any]] = []
     t0 = alert_engine.engine.tsdb.t0
+    names = list(dict.fromkeys(rule.name for rule in alert_engine.rules))
     for e in eval_times:
         firing = alert_engine.firing_snapshot(e)
-        for rule in alert_engine.rules:
+        for name in names:
             exp = []
             for a in firing:
-                if a["name"] != rule.name:
+                if a["name"] != name:
                     continue
                 labels = {k: v for k, v in a["labels"].items() if k != "alertname"}
                 entry: dict[str, Any] = {"exp_labels": labels}
                 if a["annotations"]:
                     entry["exp_annotations"] = dict(a["annotations"])
                 exp.append(entry)
-            out.append({"eval_time": _duration(e - t0), "alertname": rule.name, "exp_alerts": exp})
+            out.append({"eval_time": _duration(e - t0), "alertname": name, "exp_alerts": exp})
     return out
 
 

@@ -319,6 +319,7 @@ class AlertEngine:
                 self._snapshots[e] = [
                     {
                         "name": self.rules[a.rule].name,
+                        "rule": a.rule,  # tiers share a name: annotations come from this rule
                         "labels": dict(a.labels),
                         "series": a.series,
                         "value": a.value,
@@ -489,9 +490,8 @@ class AlertEngine:
         value at ``e`` (what Prometheus/promtool show). Needs ``keep_snapshots=True``."""
         if not self.keep_snapshots:
             raise RuntimeError("AlertEngine(keep_snapshots=True) is required for snapshots")
-        by_name = {r.name: r for r in self.rules}
         out = []
         for s in self._snapshots.get(float(e), []):
-            rule = by_name[s["name"]]
+            rule = self.rules[s["rule"]]
             out.append({**s, "annotations": rule.render_annotations(s["series"], s["value"])})
         return out

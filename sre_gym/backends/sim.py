@@ -8,9 +8,12 @@ from typing import Any
 from sre_gym.backends.base import OperationError
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.orchestrator.injector import Injector
+from sre_gym.orchestrator.noise import Noise
 from sre_gym.orchestrator.schedule import Schedule, schedule
+from sre_gym.scoring.config import ScoringConfig
 from sre_gym.sim import k8s_view
 from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.source_trees import PipelineError
 from sre_gym.sim.state import EPOCH, rfc3339
 from sre_gym.telemetry import logs as logs_mod
 from sre_gym.telemetry.promql import Engine
@@ -27,9 +30,9 @@ def rule_pack() -> tuple:
 
 
 def alert_entities(labels: dict[str, str]) -> list[str]:
-    """Workloads (or nodes) an alert is about, read from its labels."""
+    """Workloads, nodes or zones an alert is about, read from its labels."""
     out: list[str] = []
-    for key in ("service_name", "deployment", "client", "server", "node", "service"):
+    for key in ("service_name", "deployment", "client", "server", "node", "service", "zone"):
         v = labels.get(key)
         if v and v not in out:
             out.append(v)
@@ -45,7 +48,13 @@ class SimBackend:
     """One seeded marathon on the simulator. Create a new one per episode."""
 
     def __init__(
-        self, app: str, seed: int, *, release: str = RELEASE, sched: Schedule | None = None
+        self,
+        app: str,
+        seed: int,
+        *,
+        release: str = RELEASE,
+        sched: Schedule | None = None,
+        scoring: ScoringConfig | None = None,
     ) -> None:
         self.app, self.seed, self.release = app, int(seed), release
         self.cluster = SimCluster(app, seed, release=release)
@@ -54,7 +63,15 @@ class SimBackend:
         self.episode_start = float(EPOCH + WARMUP_S)
         self.episode_end = self.episode_start + EPISODE_S
         self.schedule = sched if sched is not None else schedule(app, seed, release)
-        self.injector = Injector(self.cluster, self.schedule, self.episode_start)
+        cfg = scoring or ScoringConfig()
+        self.injector = Injector(
+            self.cluster,
+            self.schedule,
+            self.episode_start,
+            hold_s=cfg.repair_hold_s,
+            persistence_s=cfg.persistence_s,
+        )
+        self.noise = Noise(self.cluster, self.schedule, self.episode_start)  # benign, unscored
         self.engine = Engine(self.cluster.tsdb)
         self.alert_engine = AlertEngine(
             list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S
@@ -288,9 +305,94 @@ class SimBackend:
             "entry": self.cluster.rec_entry,
         }
 
+    # ------------------------------------------------------------------ source and the pipeline
+    def _running(self, service: str) -> tuple[str, Any]:
+        cl = self.cluster
+        if cl.pipeline is None:
+            raise OperationError(f"{self.app} has no source trees in this release")
+        dep = cl.world.deployment(service)
+        if dep is None:
+            raise OperationError(f"no service {service!r} (see get_topology)")
+        image = dep.current.template.image
+        return image, cl.world.images.get(image)
+
+    def list_source(self, service: str) -> list[str]:
+        """Files of the source tree of the image the service runs now."""
+        image, _ = self._running(service)
+        try:
+            return self.cluster.pipeline.files(service, image)
+        except (KeyError, PipelineError) as e:
+            raise OperationError(str(e.args[0])) from e
+
+    def read_source(self, service: str, path: str) -> str:
+        image, _ = self._running(service)
+        try:
+            return self.cluster.pipeline.read(service, image, path)
+        except (KeyError, PipelineError) as e:
+            raise OperationError(str(e.args[0])) from e
+
+    def submit_patch(self, service: str, diff: str, t: float) -> dict[str, Any]:
+        """Apply, lint, test and build a source patch, then roll the image out."""
+        image, running = self._running(service)
+        try:
+            res = self.cluster.pipeline.submit(
+                service, image, running.change if running else None, diff, t
+            )
+        except (KeyError, PipelineError) as e:
+            raise OperationError(str(e.args[0])) from e
+        if not res.ok:
+            failed = next((s for s in res.stages if s["status"] == "failed"), None)
+            detail = f" [{failed['stage']}: {failed['detail'][:800]}]" if failed else ""
+            raise OperationError(f"pipeline failed: {res.message}{detail}")
+        rec = self.cluster.deploy_patch(service, res, diff, t, author="oncall-agent")
+        return {**res.to_dict(), "revision": rec.revision}
+
+    def note_intervention(self, t: float, target: str | None, obj: str) -> None:
+        """Tell the orchestrator an intervention ran (it schedules repair persistence checks)."""
+        self.injector.note_intervention(t, target, obj)
+
+    def flag_owner(self, key: str) -> str | None:
+        """The service a feature flag key (``flags.<name>``) changes, if it names one."""
+        if not key.startswith("flags."):
+            return None
+        for f in self.cluster.topo.app.flags:
+            if f.name == key[6:]:
+                return f.service
+        return None
+
     def ground_truth(self) -> dict[str, Any]:
         """Hidden truth for privileged baselines (the oracle) and analysis; never shown to agents."""
         return {
             "schedule": self.schedule,
             "injections": [inj for inj in self.injector.injections if inj is not None],
         }
+
+    def traces(
+        self,
+        service: str | None,
+        since: float,
+        until: float,
+        *,
+        errors_only: bool = False,
+        min_duration_ms: float | None = None,
+        limit: int = 10,
+        trace_id: str | None = None,
+        spans: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Sampled traces, generated from the per-tick records when asked (reading changes nothing)."""
+        from sre_gym.telemetry import traces as traces_mod
+
+        try:
+            return traces_mod.query(
+                self.cluster,
+                service,
+                since,
+                until,
+                errors_only=errors_only,
+                min_duration_ms=min_duration_ms,
+                limit=limit,
+                trace_id=trace_id,
+                spans=spans,
+            )
+        except KeyError as e:
+            raise OperationError(str(e.args[0])) from e

@@ -13,11 +13,13 @@ from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
+from sre_gym.orchestrator.schedule import Schedule, ScheduledFault
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import score
 from sre_gym.sim.cluster import EPISODE_S
 from sre_gym.sim.state import EPOCH
-from sre_gym.tools.dispatch import RESULT_CHARS, Toolbox, short
+from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
+from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
 from sre_gym.tools.specs import BUDGET_S
 
 INVOCATION_S = 120
@@ -39,6 +41,32 @@ def noaction_entry(release: str, app: str, seed: int) -> np.ndarray:
         b.advance_to(b.episode_end)
         arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
     return arr
+
+
+def custom_schedule(app: str, seed: int, release: str, faults: Any) -> Schedule | None:
+    """A hand-picked schedule from ``reset(options={"faults": [...]})``: fault ids (each starts a
+    minute into the episode for 6 minutes) or ``{"fault": id, "start": s, "end": e}`` (seconds after
+    the episode start). For curricula, fault studies and catalog validation; None means seeded."""
+    if faults is None:
+        return None
+    from sre_gym.catalogs import load_catalog
+
+    # quarantined faults may be picked by hand (to re-validate them); seeded schedules leave them out
+    known = {f.id for f in load_catalog(app, include_quarantined=True).faults}
+    out = []
+    for i, spec in enumerate(faults):
+        if isinstance(spec, str):
+            spec = {"fault": spec}
+        if not isinstance(spec, dict) or spec.get("fault") not in known:
+            raise ValueError(f"options['faults'][{i}]: unknown fault {spec!r} for {app}")
+        start = int(spec.get("start", 60))
+        end = int(spec.get("end", start + 360))
+        if not (0 <= start < end <= EPISODE_S) or start % 15 or end % 15:
+            raise ValueError(
+                f"options['faults'][{i}]: start/end must be multiples of 15 s inside the episode"
+            )
+        out.append(ScheduledFault(i, spec["fault"], start, end))
+    return Schedule(release, app, int(seed), tuple(out), ())
 
 
 def parse_action(action: Any) -> tuple[list[Any], str | None, dict | None, str | None]:
@@ -106,16 +134,20 @@ class SREMarathonEnv(gym.Env):
     `ToolCalls`: one step is one agent invocation, and the action is the list of tool calls made in it,
     `[{"tool": "get_alerts", "args": {}}, ...]` (or the same as a JSON string, or
     `{"calls": [...], "notes": "...", "usage": {...}}`). Calls run in order on the simulated clock within
-    a 110 s budget (each tool has a duration); interventions take effect when they run. The 16 tools
-    and their JSON Schemas are in `sre_gym.tools.TOOLS`. A malformed call gets an error result and
-    changes nothing; the step never raises on it.
+    a 110 s budget (each tool has a duration); interventions take effect when they run. The 19 tools
+    and their JSON Schemas are in `sre_gym.tools.TOOLS` (`sre-gym tools` lists them). A malformed call
+    gets an error result and changes nothing; the step never raises on it. Wrappers in
+    `sre_gym.wrappers` offer one call per step (ReAct), chat messages with OpenAI tool calls, and
+    numeric observations with discrete remedies for classic RL.
 
     ## Observation Space
 
     `Dict` of `time` (simulated unix seconds), `invocation` (0-45), and printable-ASCII JSON text:
     `alerts` (cumulative alert history: id, name, severity, state, labels, starts/ends, summary),
     `tool_results` (results of the previous step's calls, in order), `incidents` (open incidents the
-    agent reported) and `notes` (the agent's persistent workspace). Nothing in it names a fault.
+    agent reported) and `notes` (the agent's persistent workspace: whatever the last action's `"notes"`
+    said, JSON-escaped to printable ASCII and kept up to 65536 characters, returned in every
+    observation until the agent rewrites it; the env never reads it). Nothing in it names a fault.
 
     ## Rewards
 
@@ -135,7 +167,15 @@ class SREMarathonEnv(gym.Env):
     ## Arguments
 
     `app` ("online-boutique"), `bundle_dir` (write a sealed evidence bundle there), `render_mode`
-    ("ansi" or None), `scoring` (a `ScoringConfig`).
+    ("ansi" or None), `scoring` (a `ScoringConfig`), `profile` (the access profile: "confined",
+    "shell-visible", "build-capable" or the default "full"; see `sre_gym.tools.policy`; a tool outside
+    it is refused, not penalised; recorded in the bundle manifest).
+
+    ## Invocation API
+
+    `step(action)` is `begin_invocation()`, `call(c)` for each call, then `end_invocation()`. The
+    wrappers use the three directly to run one call at a time inside the current invocation without
+    re-running anything; `budget_left` says how much of the 110 s remains.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -146,6 +186,7 @@ class SREMarathonEnv(gym.Env):
         bundle_dir: str | None = None,
         render_mode: str | None = None,
         scoring: ScoringConfig | None = None,
+        profile: str = DEFAULT_PROFILE,
     ) -> None:
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
@@ -156,6 +197,7 @@ class SREMarathonEnv(gym.Env):
         self.bundle_dir = bundle_dir
         self.render_mode = render_mode
         self.scoring = scoring or ScoringConfig()
+        self.profile = check_profile(profile)
         self.action_space = ToolCalls(MAX_CALLS)
         self.observation_space = spaces.Dict(
             {
@@ -168,6 +210,7 @@ class SREMarathonEnv(gym.Env):
             }
         )
         self.backend: SimBackend | None = None
+        self._open: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -176,7 +219,10 @@ class SREMarathonEnv(gym.Env):
         super().reset(seed=seed)
         run_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         self.run_seed = run_seed
-        self.backend = b = SimBackend(self.app, run_seed, release=self.release)
+        custom = custom_schedule(self.app, run_seed, self.release, (options or {}).get("faults"))
+        self.backend = b = SimBackend(
+            self.app, run_seed, release=self.release, scoring=self.scoring, sched=custom
+        )
         b.advance_to(b.episode_start)
         from sre_gym import __version__
 
@@ -192,6 +238,7 @@ class SREMarathonEnv(gym.Env):
                     "invocation_s": INVOCATION_S,
                     "budget_s": BUDGET_S,
                     "invocations": N_INVOCATIONS,
+                    "profile": self.profile,
                 },
                 "scoring": self.scoring.to_dict(),
                 "t0": b.t0,
@@ -199,10 +246,12 @@ class SREMarathonEnv(gym.Env):
                 "episode_start": b.episode_start,
                 "episode_end": b.episode_end,
                 "n_faults": len(b.schedule.faults),
+                "schedule": "custom" if custom is not None else "seeded",
             }
         )
         self._drain()
-        self.toolbox = Toolbox(b, self.evidence)
+        self.toolbox = Toolbox(b, self.evidence, profile=self.profile)
+        self._open = None
         self.invocation = 0
         self.notes = ""
         self.last_results: list[dict] = []
@@ -212,18 +261,113 @@ class SREMarathonEnv(gym.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        if self.backend is None:
+        calls, notes, usage, err = parse_action(action)
+        if self._open is None:
+            self.begin_invocation(n_calls=len(calls))
+        if err is not None:
+            self._open["results"].append({"ok": False, "error": err})
+        if usage is not None:
+            self.record_usage(usage)
+        if notes is not None:
+            self.set_notes(notes)
+        for c in calls[:MAX_CALLS]:
+            self.call(c)
+        if len(calls) > MAX_CALLS:
+            self._open["results"].append(
+                {
+                    "ok": False,
+                    "error": f"only the first {MAX_CALLS} calls of an invocation run; {len(calls) - MAX_CALLS} were dropped",
+                }
+            )
+        return self.end_invocation()
+
+    # ------------------------------------------------------------------ invocation API
+    def _check_running(self) -> None:
+        if getattr(self, "backend", None) is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         if self.invocation >= N_INVOCATIONS:
             raise gym.error.ResetNeeded("the episode is over; call reset()")
-        b, ev = self.backend, self.evidence
-        t_start = b.episode_start + INVOCATION_S * self.invocation
-        calls, notes, usage, err = parse_action(action)
-        ev.add("invocation", t_start, n=self.invocation, calls=len(calls))
-        results: list[dict] = []
-        if err is not None:
-            results.append({"ok": False, "error": err})
-        if usage is not None:
+
+    def begin_invocation(self, n_calls: int | None = None) -> None:
+        """Open the current invocation (recorded as evidence). ``n_calls`` is how many calls the
+        action holds; without it the calls are counted as they are made."""
+        self._check_running()
+        if self._open is not None:
+            raise RuntimeError("an invocation is already open; call end_invocation() first")
+        t_start = self.backend.episode_start + INVOCATION_S * self.invocation
+        ev = self.evidence.add("invocation", t_start, n=self.invocation, calls=n_calls or 0)
+        self._open = {
+            "t_start": t_start,
+            "cursor": t_start,
+            "results": [],
+            "event": ev,
+            "count": n_calls is None,
+        }
+
+    @property
+    def invocation_open(self) -> bool:
+        """Whether an invocation has begun and not yet ended."""
+        return getattr(self, "_open", None) is not None
+
+    @property
+    def budget_left(self) -> float:
+        """Seconds of the current invocation's budget that remain (the full budget if none is open)."""
+        if self._open is None:
+            return float(BUDGET_S)
+        return float(self._open["t_start"] + BUDGET_S - self._open["cursor"])
+
+    @property
+    def clock(self) -> float:
+        """Simulated time at which the next call of the current invocation would run."""
+        if self._open is not None:
+            return float(self._open["cursor"])
+        return float(self.backend.episode_start + INVOCATION_S * self.invocation)
+
+    @property
+    def invocation_results(self) -> list[dict]:
+        """Results so far in the open invocation (or of the last one), in order."""
+        return list(self._open["results"]) if self._open is not None else list(self.last_results)
+
+    def call(self, call: Any) -> dict[str, Any]:
+        """Run one tool call at the current point of the open invocation; returns its result."""
+        if self._open is None:
+            self.begin_invocation()
+        op = self._open
+        if op["count"]:
+            op["event"]["calls"] += 1
+        self.backend.advance_to(op["cursor"])
+        out, dur = self.toolbox.execute(
+            call, op["cursor"], self.invocation, op["t_start"] + BUDGET_S - op["cursor"]
+        )
+        op["cursor"] += dur
+        if isinstance(call, Invalid):
+            name = call.tool if isinstance(call.tool, str) else None
+        else:
+            name = (
+                call.get("tool")
+                if isinstance(call, dict) and isinstance(call.get("tool"), str)
+                else None
+            )
+        result = {"tool": name[:64] if name else None, **out}
+        op["results"].append(result)
+        return result
+
+    def set_notes(self, notes: str) -> None:
+        """Rewrite the persistent workspace (shown back in every observation)."""
+        self.notes = str(notes)[:NOTES_CHARS]
+
+    def record_usage(self, usage: Any) -> str | None:
+        """Record model usage for the cost metrics; returns an error message if it is malformed."""
+        self._check_running()
+        t = (
+            self._open["t_start"]
+            if self._open is not None
+            else self.backend.episode_start + INVOCATION_S * self.invocation
+        )
+        err = None
+        if not isinstance(usage, dict):
+            err = '"usage" must be an object'
+        else:
             u = {
                 k: usage.get(k, 0)
                 for k in ("model_calls", "input_tokens", "output_tokens", "dollars")
@@ -232,36 +376,22 @@ class SREMarathonEnv(gym.Env):
                 isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
                 for v in u.values()
             ):
-                ev.add("usage", t_start, **u)
+                self.evidence.add("usage", t, **u)
             else:
-                results.append(
-                    {"ok": False, "error": '"usage" values must be non-negative numbers'}
-                )
-        if notes is not None:
-            self.notes = notes[:NOTES_CHARS]
-        cursor = t_start
-        for call in calls[:MAX_CALLS]:
-            b.advance_to(cursor)
-            out, dur = self.toolbox.execute(
-                call, cursor, self.invocation, t_start + BUDGET_S - cursor
-            )
-            cursor += dur
-            name = (
-                call.get("tool")
-                if isinstance(call, dict) and isinstance(call.get("tool"), str)
-                else None
-            )
-            results.append({"tool": name[:64] if name else None, **out})
-        if len(calls) > MAX_CALLS:
-            results.append(
-                {
-                    "ok": False,
-                    "error": f"only the first {MAX_CALLS} calls of an invocation run; {len(calls) - MAX_CALLS} were dropped",
-                }
-            )
-        self.last_results = results
+                err = '"usage" values must be non-negative numbers'
+        if err is not None and self._open is not None:
+            self._open["results"].append({"ok": False, "error": err})
+        return err
+
+    def end_invocation(self) -> tuple[dict, float, bool, bool, dict]:
+        """Close the invocation: advance the world to the next one, score, and observe."""
+        if self._open is None:
+            self.begin_invocation(n_calls=0)
+        op, self._open = self._open, None
+        b = self.backend
+        self.last_results = op["results"]
         self.invocation += 1
-        t_end = t_start + INVOCATION_S
+        t_end = op["t_start"] + INVOCATION_S
         b.advance_to(t_end)
         self._drain()
         terminated = self.invocation >= N_INVOCATIONS
@@ -277,8 +407,15 @@ class SREMarathonEnv(gym.Env):
 
                 self.bundle_path = str(write_bundle(self.evidence, self.bundle_dir))
         info = self._info()
-        info["budget_used_s"] = float(cursor - t_start)
+        info["budget_used_s"] = float(op["cursor"] - op["t_start"])
         return self._obs(), float(reward), terminated, False, info
+
+    def alerts_view(self) -> list[dict[str, Any]]:
+        """The alert history as the observation shows it (as of the current invocation's start)."""
+        b = self.backend
+        now = b.episode_start + INVOCATION_S * self.invocation
+        keys = ("id", "name", "severity", "state", "labels", "starts_at", "ends_at", "summary")
+        return [{k: a[k] for k in keys} for a in b.alerts(now)]
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.backend is None:
@@ -318,41 +455,25 @@ class SREMarathonEnv(gym.Env):
     def _obs(self) -> dict[str, Any]:
         b = self.backend
         now = b.episode_start + INVOCATION_S * self.invocation
-        alerts = [
-            {
-                k: a[k]
-                for k in (
-                    "id",
-                    "name",
-                    "severity",
-                    "state",
-                    "labels",
-                    "starts_at",
-                    "ends_at",
-                    "summary",
-                )
-            }
-            for a in b.alerts(now)
-        ]
-        results = [
-            r
-            if len(json.dumps(r, default=str)) <= RESULT_CHARS
-            else {
-                **{k: v for k, v in r.items() if k != "result"},
-                "result": short(r.get("result"), RESULT_CHARS),
-            }
-            for r in self.last_results
-        ]
+        alerts = self.alerts_view()
         return {
             "time": np.array(int(now), dtype=np.int64),
             "invocation": int(self.invocation),
             "alerts": _dump(alerts, ALERTS_CHARS),
-            "tool_results": _dump(results, RESULTS_CHARS),
-            "incidents": _dump(
-                self.toolbox.open_incidents() if hasattr(self, "toolbox") else [], INCIDENTS_CHARS
-            ),
-            "notes": json.dumps(self.notes, ensure_ascii=True)[1:-1][:NOTES_CHARS],
+            "tool_results": results_text(self.last_results),
+            "incidents": self.incidents_text(),
+            "notes": self.notes_text(),
         }
+
+    def incidents_text(self) -> str:
+        """The open incidents as the observation shows them."""
+        return _dump(
+            self.toolbox.open_incidents() if hasattr(self, "toolbox") else [], INCIDENTS_CHARS
+        )
+
+    def notes_text(self) -> str:
+        """The persistent notes as the observation shows them (printable ASCII)."""
+        return json.dumps(self.notes, ensure_ascii=True)[1:-1][:NOTES_CHARS]
 
     def _info(self) -> dict[str, Any]:
         b = self.backend
@@ -367,6 +488,20 @@ class SREMarathonEnv(gym.Env):
         if self.bundle_path is not None:
             info["bundle"] = self.bundle_path
         return info
+
+
+def results_text(results: list[dict]) -> str:
+    """Tool results as the observation shows them: JSON, each result's payload cut to RESULT_CHARS."""
+    shown = [
+        r
+        if len(json.dumps(r, default=str)) <= RESULT_CHARS
+        else {
+            **{k: v for k, v in r.items() if k != "result"},
+            "result": short(r.get("result"), RESULT_CHARS),
+        }
+        for r in results
+    ]
+    return _dump(shown, RESULTS_CHARS)
 
 
 def _dump(x: Any, limit: int) -> str:

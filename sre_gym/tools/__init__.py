@@ -1,5 +1,7 @@
-"""Instrumented tools: specs with JSON Schemas, the policy layer and dispatch."""
+"""Instrumented tools: specs with JSON Schemas, the policy layer (forbidden operations, access
+profiles) and dispatch."""
 
-from sre_gym.tools.specs import BUDGET_S, TOOLS, ToolSpec
+from sre_gym.tools.policy import DEFAULT_PROFILE, PROFILES
+from sre_gym.tools.specs import BUDGET_S, END_INVOCATION, TOOLS, ToolSpec
 
-__all__ = ["BUDGET_S", "TOOLS", "ToolSpec"]
+__all__ = ["BUDGET_S", "DEFAULT_PROFILE", "END_INVOCATION", "PROFILES", "TOOLS", "ToolSpec"]

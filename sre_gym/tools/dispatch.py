@@ -1,7 +1,10 @@
-"""Executing tool calls: validation, policy, the incident store, and evidence for every call.
+"""Executing tool calls: validation, profile and policy, the incident store, and evidence.
 
 A call that is malformed, unknown, refused or failing comes back as ``{"ok": false, "error": ...}``
-and changes nothing; only an executed intervention or report changes state.
+and changes nothing; only an executed intervention or report changes state. The checks run in this
+order, so each refusal is for the most basic reason: shape and tool name, access profile (refused, not
+penalised), budget, argument validation, profile limits on arguments, the forbidden-operation policy
+(blocked, recorded and penalised), then the tool itself (an intervention must cite an open incident).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pydantic import ValidationError
 from sre_gym.backends.base import OperationError
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.telemetry.promql import PromQLError
-from sre_gym.tools.policy import forbidden_reason
+from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile, forbidden_reason, profile_refusal
 from sre_gym.tools.specs import TOOLS
 
 RESULT_CHARS = 16_000  # a single result shown to the agent is cut here
@@ -47,6 +50,18 @@ class Incident:
         }
 
 
+@dataclass(frozen=True)
+class Invalid:
+    """A call that could not be read at all (say, an OpenAI tool call whose arguments are not JSON).
+
+    Adapters turn such input into an ``Invalid`` so that the error is reported, in order, as that
+    call's result and recorded like any other malformed call, instead of raising.
+    """
+
+    error: str
+    tool: str | None = None
+
+
 def short(x: Any, limit: int) -> str:
     s = x if isinstance(x, str) else json.dumps(x, sort_keys=True, ensure_ascii=True, default=str)
     return s if len(s) <= limit else s[:limit] + f"... [{len(s) - limit} more characters]"
@@ -62,13 +77,24 @@ def _errors(e: ValidationError) -> str:
 
 
 class Toolbox:
-    def __init__(self, backend: Any, evidence: Evidence) -> None:
+    """The tools of one episode over one backend: runs calls, keeps incidents, records evidence."""
+
+    def __init__(self, backend: Any, evidence: Evidence, profile: str = DEFAULT_PROFILE) -> None:
         self.b = backend
         self.ev = evidence
+        self.profile = check_profile(profile)
         self.incidents: dict[str, Incident] = {}
-        self.known_entities = {s["name"] for s in backend.topology()["services"]} | {
-            n["name"] for n in backend.topology()["nodes"]
-        }
+        topo = backend.topology()
+        # services, nodes and zones (a zone outage's culprit is the zone)
+        self.known_entities = (
+            {s["name"] for s in topo["services"]}
+            | {n["name"] for n in topo["nodes"]}
+            | {n["zone"] for n in topo["nodes"] if n.get("zone")}
+        )
+        # the app's own benchmark workloads (its load generator), protected by the policy
+        self.protected = frozenset(
+            s["name"] for s in topo["services"] if s.get("kind") == "loadgen"
+        )
 
     # ------------------------------------------------------------------ entry point
     def execute(
@@ -79,6 +105,9 @@ class Toolbox:
         if err is not None:
             return self._done(invocation, t, tool, args, {"ok": False, "error": err}, 0)
         spec = TOOLS[tool]
+        refusal = profile_refusal(self.profile, tool)
+        if refusal is not None:
+            return self._done(invocation, t, tool, args, {"ok": False, "error": refusal}, 0)
         if spec.duration_s > budget_left:
             msg = f"refused: {tool} takes {spec.duration_s}s but only {budget_left:.0f}s of this invocation's budget remain"
             return self._done(invocation, t, tool, args, {"ok": False, "error": msg}, 0)
@@ -94,7 +123,10 @@ class Toolbox:
                 REFUSED_S,
             )
         a = parsed.model_dump()
-        reason = forbidden_reason(tool, a)
+        refusal = profile_refusal(self.profile, tool, a)
+        if refusal is not None:
+            return self._done(invocation, t, tool, a, {"ok": False, "error": refusal}, REFUSED_S)
+        reason = forbidden_reason(tool, a, self.protected)
         if reason is not None:
             self.ev.add("forbidden", t, tool=tool, args=a, reason=reason, invocation=invocation)
             return self._done(
@@ -110,9 +142,14 @@ class Toolbox:
             out = {"ok": True, "result": result}
         except (OperationError, PromQLError) as e:
             out = {"ok": False, "error": str(e)}
+        except RecursionError:
+            out = {"ok": False, "error": f"{tool}: the request is nested too deeply"}
         return self._done(invocation, t, tool, a, out, spec.duration_s)
 
     def _parse(self, raw: Any) -> tuple[str, dict, str | None]:
+        if isinstance(raw, Invalid):
+            name = raw.tool[:64] if isinstance(raw.tool, str) else ""
+            return name, {}, raw.error
         if not isinstance(raw, dict):
             return (
                 "",
@@ -186,6 +223,58 @@ class Toolbox:
             limit=a["limit"],
         )
 
+    def _query_traces(self, a: dict, t: float, inv: int) -> list[dict]:
+        return self._capability("traces", "trace queries")(
+            a["service"],
+            t - a["since_s"],
+            t,
+            errors_only=a["errors_only"],
+            min_duration_ms=a["min_duration_ms"],
+            limit=a["limit"],
+            trace_id=a["trace_id"],
+            spans=a["spans"],
+        )
+
+    def _read_source(self, a: dict, t: float, inv: int) -> dict:
+        svc = a["service"]
+        if a["path"] is None:
+            files = self._capability("list_source", "source access")(svc)
+            return {"service": svc, "files": [str(f) for f in files]}
+        text = str(self._capability("read_source", "source access")(svc, a["path"]))
+        lines = text.splitlines()
+        first = a["start_line"]
+        if lines and first > len(lines):
+            raise OperationError(
+                f"{a['path']} has {len(lines)} lines; start_line {first} is past the end"
+            )
+        chunk = lines[first - 1 : first - 1 + a["max_lines"]]
+        return {
+            "service": svc,
+            "path": a["path"],
+            "start_line": first,
+            "end_line": first - 1 + len(chunk),
+            "total_lines": len(lines),
+            "content": "\n".join(chunk),
+        }
+
+    def _capability(self, method: str, what: str):
+        """A backend method that not every backend has; its absence is a clear error, not a crash."""
+        fn = getattr(self.b, method, None)
+        if not callable(fn):
+            raise OperationError(
+                f"{what} is not available on this backend ({type(self.b).__name__} has no {method})"
+            )
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except OperationError:
+                raise
+            except (LookupError, OSError, ValueError) as e:
+                raise OperationError(str(e.args[0] if e.args else e)) from e
+
+        return call
+
     def _get_topology(self, a: dict, t: float, inv: int) -> dict:
         return self.b.topology()
 
@@ -258,7 +347,7 @@ class Toolbox:
         bad = [n for n in names if n not in self.known_entities]
         if bad:
             raise OperationError(
-                f"unknown root-cause entities: {', '.join(b[:64] for b in bad[:5])} (use service or node names from get_topology)"
+                f"unknown root-cause entities: {', '.join(b[:64] for b in bad[:5])} (use service, node or zone names from get_topology)"
             )
         return list(dict.fromkeys(names))
 
@@ -347,6 +436,8 @@ class Toolbox:
             in_scope=bool(in_scope),
             node=node,
         )
+        if hasattr(self.b, "note_intervention"):
+            self.b.note_intervention(t, target, obj)
         return msg
 
     def _rollback(self, a: dict, t: float, inv: int) -> str:
@@ -357,12 +448,16 @@ class Toolbox:
 
     def _patch_config(self, a: dict, t: float, inv: int) -> str:
         d = a["deployment"]
+        # a feature flag acts on the service that reads it, not on flagd
+        target = (
+            self.b.flag_owner(a["key"]) if hasattr(self.b, "flag_owner") and d == "flagd" else None
+        )
         return self._intervene(
             a,
             t,
             "patch_config",
-            d,
-            f"deployment/{d}",
+            target or d,
+            f"{d}/{a['key']}",
             lambda: self.b.patch_config(d, a["key"], a["value"], t),
         )
 
@@ -381,6 +476,13 @@ class Toolbox:
         target = self.b.entity_of(kind, name)
         return self._intervene(
             a, t, "delete_resource", target, f"{kind}/{name}", lambda: self.b.delete(kind, name, t)
+        )
+
+    def _submit_patch(self, a: dict, t: float, inv: int) -> Any:
+        svc = a["service"]
+        build = self._capability("submit_patch", "the build pipeline")
+        return self._intervene(
+            a, t, "submit_patch", svc, f"source/{svc}", lambda: build(svc, a["diff"], t)
         )
 
     def open_incidents(self) -> list[dict]:

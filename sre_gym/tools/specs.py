@@ -3,6 +3,10 @@
 Three kinds: ``read`` (free, never changes the world), ``report`` (incident reports, scored) and
 ``intervene`` (changes the world, must cite an open incident, counts toward intervention risk).
 Every call has a simulated duration that is charged against the 110 s budget of an invocation.
+
+The nineteen tools of DESIGN section 8 live in ``TOOLS``. ``END_INVOCATION`` is not a tool of the
+benchmark: it is the control call that the one-call-per-step wrappers use to hand time back (and to
+write the persistent notes); it takes no simulated time and is never recorded as a tool call.
 """
 
 from __future__ import annotations
@@ -101,6 +105,34 @@ class ShowChange(Args):
     )
 
 
+class QueryTraces(Args):
+    """Sampled request traces (about 1 in 100 requests; newest last) along the call graph: each
+    trace's route, duration, status, failed spans and slowest spans. Filter by service, errors and
+    duration; pass `spans` (or a `trace_id`) to get every span with its parent, timing and error."""
+
+    service: str | None = Field(
+        None, max_length=128, description="only traces with a span of this service"
+    )
+    since_s: int = Field(300, ge=15, le=7200, description="how far back, in seconds")
+    errors_only: bool = Field(False, description="only traces with at least one failed span")
+    min_duration_ms: float | None = Field(
+        None, ge=0, le=1e7, description="only traces whose root span took at least this long"
+    )
+    trace_id: str | None = Field(None, max_length=64, description="only the trace with this id")
+    spans: bool = Field(False, description="include every span, not only a summary")
+    limit: int = Field(10, ge=1, le=200)
+
+
+class ReadSource(Args):
+    """A service's source tree: without `path`, the list of its files; with `path`, the file's text
+    from line `start_line` (lines count from 1), at most `max_lines` lines, with the total line count."""
+
+    service: str = Field(max_length=128)
+    path: str | None = Field(None, max_length=512, description="file path inside the service")
+    start_line: int = Field(1, ge=1, le=1_000_000)
+    max_lines: int = Field(400, ge=1, le=2000)
+
+
 class ReportIncident(Args):
     """Open an incident: group alerts and name the root cause (scored)."""
 
@@ -181,7 +213,31 @@ class DeleteResource(Cites):
     name: str = Field(max_length=253)
 
 
-Kind = Literal["read", "report", "intervene"]
+class SubmitPatch(Cites):
+    """Submit a source patch (unified diff against the service's current source, as shown by
+    read_source) through the build pipeline: lint, unit tests, image build and rollout as a new
+    revision. A failing stage stops the pipeline and nothing is deployed; the error names the stage."""
+
+    service: str = Field(max_length=128)
+    diff: str = Field(min_length=1, max_length=65536, description="unified diff (--- a/ +++ b/)")
+
+
+class Usage(Args):
+    model_calls: int = Field(0, ge=0)
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+    dollars: float = Field(0.0, ge=0)
+
+
+class EndInvocation(Args):
+    """End this invocation: simulated time moves on to the next one (the remaining budget is not
+    carried over). Optionally rewrite your persistent notes, shown back in every observation."""
+
+    notes: str | None = Field(None, max_length=65536, description="replaces the notes")
+    usage: Usage | None = Field(None, description="model calls/tokens/dollars spent (for cost)")
+
+
+Kind = Literal["read", "report", "intervene", "control"]
 
 
 @dataclass(frozen=True)
@@ -216,11 +272,13 @@ TOOLS: dict[str, ToolSpec] = {
         _spec("get_alerts", "read", GetAlerts, 1),
         _spec("query_metrics", "read", QueryMetrics, 2),
         _spec("query_logs", "read", QueryLogs, 3),
+        _spec("query_traces", "read", QueryTraces, 3),
         _spec("get_topology", "read", NoArgs, 1),
         _spec("k8s_get", "read", K8sGet, 1),
         _spec("k8s_describe", "read", K8sDescribe, 2),
         _spec("list_changes", "read", ListChanges, 1),
         _spec("show_change", "read", ShowChange, 2),
+        _spec("read_source", "read", ReadSource, 2),
         _spec("report_incident", "report", ReportIncident, 3),
         _spec("update_incident", "report", UpdateIncident, 2),
         _spec("resolve_incident", "report", ResolveIncident, 1),
@@ -229,6 +287,7 @@ TOOLS: dict[str, ToolSpec] = {
         _spec("scale", "intervene", Scale, 5),
         _spec("restart", "intervene", Restart, 10),
         _spec("delete_resource", "intervene", DeleteResource, 5),
+        _spec("submit_patch", "intervene", SubmitPatch, 60),
     )
 }
 TOOLS["get_topology"] = ToolSpec(
@@ -239,3 +298,4 @@ TOOLS["get_topology"] = ToolSpec(
     "Services, their dependencies (hard or soft), deployments and nodes.",
 )
 BUDGET_S = 110
+END_INVOCATION = _spec("end_invocation", "control", EndInvocation, 0)

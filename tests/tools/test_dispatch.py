@@ -1,12 +1,13 @@
-"""Tool dispatch: validation, the incident store, interventions and their evidence."""
+"""Tool dispatch: validation, profiles, the incident store, interventions and their evidence."""
 
 from __future__ import annotations
 
 import pytest
 
+from sre_gym.backends.base import OperationError
 from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
-from sre_gym.tools.dispatch import Toolbox
+from sre_gym.tools.dispatch import Invalid, Toolbox
 
 
 @pytest.fixture()
@@ -60,16 +61,17 @@ def test_unknown_tool_and_bad_types_are_errors(box):
 
 def test_interventions_must_cite_an_open_incident(box):
     tb, b = box
+    rev0 = b.cluster.world.deployment("cartservice").current.number
     out, _ = run(tb, "restart", b.now, deployment="cartservice", incident_id="INC-0001")
     assert not out["ok"] and "report one first" in out["error"]
-    assert b.cluster.world.deployment("cartservice").current.number == 1
+    assert b.cluster.world.deployment("cartservice").current.number == rev0
     rep, _ = run(
         tb, "report_incident", b.now, alert_ids=[], root_cause_services=["cartservice"], summary="x"
     )
     assert rep["ok"] and rep["result"]["id"] == "INC-0001"
     out, _ = run(tb, "restart", b.now, deployment="cartservice", incident_id="INC-0001")
     assert out["ok"]
-    assert b.cluster.world.deployment("cartservice").current.number == 2
+    assert b.cluster.world.deployment("cartservice").current.number == rev0 + 1
     (x,) = tb.ev.of("intervention")
     assert x["in_scope"] and x["target"] == "cartservice" and x["incident_id"] == "INC-0001"
     out, _ = run(tb, "restart", b.now, deployment="frontend", incident_id="INC-0001")
@@ -153,3 +155,165 @@ def test_tool_calls_are_recorded_with_bounded_results(box):
         and len(ev["result"]) <= 1100
         and len(ev["result_sha256"]) == 64
     )
+
+
+# ---------------------------------------------------------------------- traces, source and patches
+
+
+def test_query_traces_reads_sampled_traces(box):
+    tb, b = box
+    out, dur = run(tb, "query_traces", b.now, limit=3)
+    assert out["ok"] and dur == 3 and 1 <= len(out["result"]) <= 3
+    tr = out["result"][-1]
+    assert {"trace_id", "route", "duration_ms", "status", "errors", "slowest"} <= set(tr)
+    full, _ = run(tb, "query_traces", b.now, trace_id=tr["trace_id"])
+    assert full["ok"] and full["result"][0]["spans"][0]["service"] == "frontend"
+    bad, _ = run(tb, "query_traces", b.now, service="mainframe")
+    assert not bad["ok"] and "mainframe" in bad["error"]
+
+
+class Hidden:
+    """A backend without the source and build methods (as SimBackend may be): every other attribute
+    is the real backend's."""
+
+    HIDE = ("list_source", "read_source", "submit_patch")
+
+    def __init__(self, real):
+        self._real = real
+
+    def __getattr__(self, name):
+        if name in self.HIDE:
+            raise AttributeError(name)
+        return getattr(self._real, name)
+
+
+def test_source_tools_without_backend_support_return_clear_errors(box):
+    _, real = box
+    tb = Toolbox(Hidden(real), Evidence(manifest={}))
+    out, dur = run(tb, "read_source", real.now, service="cartservice")
+    assert not out["ok"] and "source access is not available" in out["error"] and dur == 2
+    run(tb, "report_incident", real.now, alert_ids=[], root_cause_services=["cartservice"])
+    revs = [d.current.number for d in real.cluster.world.deployments]
+    out, _ = run(
+        tb,
+        "submit_patch",
+        real.now,
+        service="cartservice",
+        diff="--- a/x\n+++ b/x\n",
+        incident_id="INC-0001",
+    )
+    assert not out["ok"] and "build pipeline is not available" in out["error"]
+    assert tb.ev.of("intervention") == []
+    assert [d.current.number for d in real.cluster.world.deployments] == revs
+
+
+class FakeBuild:
+    """A tiny backend with source trees and a pipeline, for the happy paths of the source tools."""
+
+    def __init__(self):
+        self.files = {"cartservice": {"src/cart.cs": "line1\nline2\nline3\nline4\n"}}
+        self.builds = []
+
+    def topology(self):
+        return {"services": [{"name": "cartservice"}, {"name": "frontend"}], "nodes": []}
+
+    def alerts(self, t):
+        return []
+
+    def alert_entities(self, aid):
+        return []
+
+    def list_source(self, service):
+        if service not in self.files:
+            raise OperationError(f"no source for {service!r}")
+        return sorted(self.files[service])
+
+    def read_source(self, service, path):
+        try:
+            return self.files[service][path]
+        except KeyError:
+            raise OperationError(f"{service}: no file {path!r}") from None
+
+    def submit_patch(self, service, diff, t):
+        if "syntax error" in diff:
+            raise OperationError("lint failed: src/cart.cs:3: syntax error")
+        self.builds.append((service, t))
+        return {"lint": "passed", "unit-tests": "passed", "build": "passed", "rollout": "started"}
+
+
+def test_read_source_lists_files_and_pages_lines():
+    fb = FakeBuild()
+    tb = Toolbox(fb, Evidence(manifest={}))
+    out, dur = run(tb, "read_source", 0, service="cartservice")
+    assert out == {"ok": True, "result": {"service": "cartservice", "files": ["src/cart.cs"]}}
+    assert dur == 2
+    out, _ = run(
+        tb, "read_source", 0, service="cartservice", path="src/cart.cs", start_line=2, max_lines=2
+    )
+    r = out["result"]
+    assert (r["content"], r["start_line"], r["end_line"], r["total_lines"]) == (
+        "line2\nline3",
+        2,
+        3,
+        4,
+    )
+    out, _ = run(tb, "read_source", 0, service="cartservice", path="src/cart.cs", start_line=9)
+    assert not out["ok"] and "past the end" in out["error"]
+    out, _ = run(tb, "read_source", 0, service="cartservice", path="nope.cs")
+    assert not out["ok"] and "no file" in out["error"]
+
+
+def test_submit_patch_is_an_intervention_through_the_pipeline():
+    fb = FakeBuild()
+    tb = Toolbox(fb, Evidence(manifest={}))
+    patch = "--- a/src/cart.cs\n+++ b/src/cart.cs\n@@ -1 +1 @@\n-line1\n+fixed\n"
+    out, _ = run(tb, "submit_patch", 5, service="cartservice", diff=patch, incident_id="INC-0001")
+    assert not out["ok"] and "report one first" in out["error"] and fb.builds == []
+    run(tb, "report_incident", 5, alert_ids=[], root_cause_services=["cartservice"])
+    out, dur = run(tb, "submit_patch", 7, service="cartservice", diff=patch, incident_id="INC-0001")
+    assert out["ok"] and out["result"]["build"] == "passed" and dur == 60
+    assert fb.builds == [("cartservice", 7)]
+    (x,) = tb.ev.of("intervention")
+    assert (x["tool"], x["target"], x["object"], x["in_scope"]) == (
+        "submit_patch",
+        "cartservice",
+        "source/cartservice",
+        True,
+    )
+    out, _ = run(tb, "submit_patch", 9, service="frontend", diff=patch, incident_id="INC-0001")
+    assert out["ok"] and tb.ev.of("intervention")[-1]["in_scope"] is False  # counts toward risk
+    out, _ = run(
+        tb,
+        "submit_patch",
+        9,
+        service="cartservice",
+        diff=patch + "syntax error",
+        incident_id="INC-0001",
+    )
+    assert not out["ok"] and out["error"].startswith("lint failed")
+    assert len(tb.ev.of("intervention")) == 2  # a failed pipeline changed nothing
+
+
+def test_profiles_refuse_without_penalty(box):
+    _, b = box
+    tb = Toolbox(b, Evidence(manifest={}), profile="confined")
+    out, dur = run(tb, "query_logs", b.now, service="frontend")
+    assert not out["ok"] and "'confined' access profile" in out["error"] and dur == 0
+    pod = b.k8s_get("pods", None)[0]["name"]
+    out, _ = run(tb, "k8s_describe", b.now, kind="pods", name=pod)
+    assert not out["ok"] and "describing pods" in out["error"]
+    out, _ = run(tb, "k8s_describe", b.now, kind="deployments", name="cartservice")
+    assert out["ok"]
+    out, _ = run(tb, "k8s_get", b.now, kind="secrets")  # in the profile, but forbidden
+    assert not out["ok"] and out["error"].startswith("blocked by policy")
+    assert [e["tool"] for e in tb.ev.of("forbidden")] == ["k8s_get"]
+    with pytest.raises(ValueError, match="known profiles"):
+        Toolbox(b, Evidence(manifest={}), profile="admin")
+
+
+def test_invalid_calls_are_reported_in_place(box):
+    tb, b = box
+    out, dur = tb.execute(Invalid("arguments are not valid JSON", tool="get_alerts"), b.now, 0, 110)
+    assert out == {"ok": False, "error": "arguments are not valid JSON"} and dur == 0
+    (ev,) = tb.ev.of("tool_call")
+    assert ev["tool"] == "get_alerts" and not ev["ok"]

@@ -1,0 +1,157 @@
+"""NumericObservation: a fixed-size float vector for classic RL (RLlib PPO, SB3).
+
+Neural policies need flat numeric inputs, not JSON text. Each invocation's observation becomes a
+``Box`` of float32 in [0, 1], built only from what an agent could observe with its own tools at the
+invocation's start: PromQL over the same TSDB that ``query_metrics`` reads, Kubernetes state as
+``k8s_get``/``k8s_describe`` show it, and the alert history. Never from probes or ground truth.
+
+Layout (``feature_names()`` spells it out): for each serving service, in catalog order,
+``rps`` (log1p requests/s / 10), ``error_ratio``, ``p95`` (log1p ms / 12), ``ready`` and ``desired``
+replicas (/ 20), ``restarts`` in the last 5 min (/ 20), ``waiting`` containers (/ 10),
+``revision_age`` (log1p s / 10) and ``firing_alerts`` naming it (/ 10); then each node's readiness;
+then the invocation's progress, all firing alerts (/ 100) and open incidents (/ 50). Values are
+clipped, NaN (no traffic) is 0, so every observation is inside the bounds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sre_gym.backends.base import OperationError
+from sre_gym.backends.sim import alert_entities
+from sre_gym.envs.marathon import N_INVOCATIONS
+from sre_gym.sim.topology import compile_topology
+from sre_gym.wrappers.tool_call_steps import marathon_of
+
+WINDOW = "2m"
+SERVICE_FEATURES = (
+    "rps",
+    "error_ratio",
+    "p95",
+    "ready",
+    "desired",
+    "restarts",
+    "waiting",
+    "revision_age",
+    "firing_alerts",
+)
+GLOBAL_FEATURES = ("progress", "firing_total", "open_incidents")
+_SPAN = 'span_kind="SPAN_KIND_SERVER"'
+QUERIES = {
+    "rps": f"sum by (service_name) (rate(traces_span_metrics_calls_total{{{_SPAN}}}[{WINDOW}]))",
+    "errors": (
+        "sum by (service_name) (rate(traces_span_metrics_calls_total"
+        f'{{{_SPAN},status_code="STATUS_CODE_ERROR"}}[{WINDOW}]))'
+    ),
+    "p95": (
+        "histogram_quantile(0.95, sum by (service_name, le) "
+        f"(rate(traces_span_metrics_duration_milliseconds_bucket{{{_SPAN}}}[{WINDOW}])))"
+    ),
+    "ready": "kube_deployment_status_replicas_available",
+    "desired": "kube_deployment_spec_replicas",
+    "restarts": "sum by (pod) (increase(kube_pod_container_status_restarts_total[5m]))",
+    "waiting": "sum by (pod) (kube_pod_container_status_waiting_reason)",
+}
+
+
+def _ts(iso: str) -> float:
+    return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).timestamp()
+
+
+def _num(v: Any) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return 0.0
+    return x if math.isfinite(x) else 0.0
+
+
+def pod_owner(pod: str) -> str:
+    """The deployment of a pod named ``<deployment>-<replicaset hash>-<suffix>``."""
+    return pod.rsplit("-", 2)[0] if pod.count("-") >= 2 else pod
+
+
+class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+    """Flat float32 ``Box`` of per-service golden signals, Kubernetes state and alert counts."""
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ObservationWrapper.__init__(self, env)
+        self.base = marathon_of(env)
+        topo = compile_topology(self.base.app)
+        self.services: tuple[str, ...] = topo.names
+        self.nodes: tuple[str, ...] = tuple(n.name for n in topo.app.nodes)
+        n = len(self.services) * len(SERVICE_FEATURES) + len(self.nodes) + len(GLOBAL_FEATURES)
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)
+
+    def feature_names(self) -> list[str]:
+        """Name of every component, in order (``service.feature``, ``node.ready``, globals)."""
+        out = [f"{s}.{f}" for s in self.services for f in SERVICE_FEATURES]
+        out += [f"{nd}.ready" for nd in self.nodes]
+        return out + list(GLOBAL_FEATURES)
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        return self.features(float(observation["time"]))
+
+    def features(self, t: float) -> np.ndarray:
+        """The feature vector as of simulated time ``t`` (the current invocation's start)."""
+        base = self.base
+        b = base.backend
+        svc_i = {s: i for i, s in enumerate(self.services)}
+        f = np.zeros((len(self.services), len(SERVICE_FEATURES)), dtype=np.float64)
+        col = {k: j for j, k in enumerate(SERVICE_FEATURES)}
+
+        def per(query: str, label: str) -> dict[str, float]:
+            res = b.promql_instant(query, t)["result"]
+            return {r["metric"].get(label, ""): _num(r["value"][1]) for r in res}
+
+        rps = per(QUERIES["rps"], "service_name")
+        errs = per(QUERIES["errors"], "service_name")
+        p95 = per(QUERIES["p95"], "service_name")
+        ready = per(QUERIES["ready"], "deployment")
+        desired = per(QUERIES["desired"], "deployment")
+        restarts: dict[str, float] = {}
+        for pod, v in per(QUERIES["restarts"], "pod").items():
+            restarts[pod_owner(pod)] = restarts.get(pod_owner(pod), 0.0) + v
+        waiting: dict[str, float] = {}
+        for pod, v in per(QUERIES["waiting"], "pod").items():
+            waiting[pod_owner(pod)] = waiting.get(pod_owner(pod), 0.0) + v
+        for s, i in svc_i.items():
+            r = rps.get(s, 0.0)
+            f[i, col["rps"]] = math.log1p(max(r, 0.0)) / 10
+            f[i, col["error_ratio"]] = errs.get(s, 0.0) / r if r > 0 else 0.0
+            f[i, col["p95"]] = math.log1p(max(p95.get(s, 0.0), 0.0)) / 12
+            f[i, col["ready"]] = ready.get(s, 0.0) / 20
+            f[i, col["desired"]] = desired.get(s, 0.0) / 20
+            f[i, col["restarts"]] = restarts.get(s, 0.0) / 20
+            f[i, col["waiting"]] = waiting.get(s, 0.0) / 10
+            try:
+                hist = b.k8s_describe("deployments", s)["revision_history"]
+                age = max(0.0, t - _ts(hist[-1]["created"])) if hist else 0.0
+            except (OperationError, KeyError, ValueError):
+                age = 0.0
+            f[i, col["revision_age"]] = math.log1p(age) / 10
+        alerts = base.alerts_view()
+        firing = [a for a in alerts if a["state"] == "firing"]
+        for a in firing:
+            for e in alert_entities(a["labels"]):
+                if e in svc_i:
+                    f[svc_i[e], col["firing_alerts"]] += 0.1
+        try:
+            nodes = {n["name"]: n["status"] == "Ready" for n in b.k8s_get("nodes", None)}
+        except OperationError:
+            nodes = {}
+        node_f = [1.0 if nodes.get(nd, False) else 0.0 for nd in self.nodes]
+        glob = [
+            base.invocation / N_INVOCATIONS,
+            len(firing) / 100,
+            len(base.toolbox.open_incidents()) / 50,
+        ]
+        out = np.concatenate([f.ravel(), node_f, glob])
+        return np.clip(np.nan_to_num(out, nan=0.0), 0.0, 1.0).astype(np.float32)

@@ -1,0 +1,117 @@
+"""The simulated backend's source surface: read the running image's tree, patch it through the build
+pipeline, and have the fix judged by the fault's fix predicate (not by text equality)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sre_gym.agents.oracle import OracleAgent, call
+from sre_gym.backends.base import OperationError
+from sre_gym.backends.sim import SimBackend
+from sre_gym.envs.marathon import INVOCATION_S, SREMarathonEnv
+from sre_gym.scoring.scorer import score
+from sre_gym.sim.diffs import make_diff, reverse_diff
+
+OB = "online-boutique"
+LEAK = "ob-code-recommendation-leak"  # a per-request cache that never evicts, shipped in a commit
+FILE = "src/recommendationservice/recommendation_server.py"
+
+
+class PatchingOracle(OracleAgent):
+    """Finds and reports like the oracle; repairs code faults by submitting a patch."""
+
+    def __init__(self, env, patch):
+        super().__init__(env)
+        self.patch = patch  # fn(env, injection) -> diff text
+
+    def _remedy(self, inj, iid):
+        return [
+            call(
+                "submit_patch",
+                service=inj.fault.target,
+                diff=self.patch(self.env, inj),
+                incident_id=iid,
+            )
+        ]
+
+
+def _episode(patch):
+    env = SREMarathonEnv(app=OB)
+    agent = PatchingOracle(env, patch)
+    obs, info = env.reset(seed=0, options={"faults": [{"fault": LEAK, "start": 60, "end": 900}]})
+    results = []
+    while env.invocation * INVOCATION_S < 1200:
+        obs, _, _, _, info = env.step(agent.act(obs, info))
+        results += [r for r in _results(obs) if r["tool"] == "submit_patch"]
+    return env, results
+
+
+def _results(obs):
+    return json.loads(obs["tool_results"])
+
+
+def test_reverting_the_commit_through_the_pipeline_repairs_the_fault():
+    env, results = _episode(lambda env, inj: reverse_diff(inj.detail["change"].diff))
+    assert results and results[0]["ok"], results
+    r = results[0]["result"]
+    assert [s["stage"] for s in r["stages"]] == ["apply", "lint", "unit-tests", "build"]
+    assert all(s["status"] == "passed" for s in r["stages"]) and r["revision"] > 1
+    (x,) = [x for x in env.evidence.of("intervention") if x["tool"] == "submit_patch"][:1]
+    assert x["target"] == "recommendationservice"
+    card = score(env.evidence, cutoff=env.backend.now)
+    assert card["outcomes"]["handled"] == 1, card["outcomes"]
+
+
+def test_a_different_hand_written_fix_is_judged_by_what_it_does():
+    """Not the commit's revert: the cache stays, but it is bounded. The fix predicate accepts it."""
+
+    def bound_the_cache(env, inj):
+        old = env.backend.read_source("recommendationservice", FILE)
+        anchor = "            self._cache[key] = cat_response\n"
+        assert anchor in old
+        new = old.replace(
+            anchor,
+            anchor
+            + "            if len(self._cache) > 512:\n                self._cache.clear()\n",
+        )
+        return make_diff(FILE, old, new)
+
+    env, results = _episode(bound_the_cache)
+    assert results and results[0]["ok"], results
+    assert "len(self._cache)" in env.backend.read_source("recommendationservice", FILE)
+    assert score(env.evidence, cutoff=env.backend.now)["outcomes"]["handled"] == 1
+
+
+def test_an_unrelated_patch_builds_but_repairs_nothing():
+    def comment_only(env, inj):
+        return (
+            f"--- a/{FILE}\n+++ b/{FILE}\n@@ -31,3 +31,4 @@\n \n \n"
+            " class RecommendationService(demo_pb2_grpc.RecommendationServiceServicer):\n"
+            "+    # reviewed\n"
+        )
+
+    env, results = _episode(comment_only)
+    assert results and all(r["ok"] for r in results), results
+    card = score(env.evidence, cutoff=env.backend.now)
+    assert card["outcomes"]["handled"] == 0
+    assert card["outcomes"]["acted_without_repair"] == 1
+
+
+def test_a_patch_failing_a_stage_changes_nothing():
+    b = SimBackend(OB, 0)
+    b.advance_to(b.episode_start + 60)
+    rev = b.cluster.world.deployment("recommendationservice").current.number
+    with pytest.raises(OperationError, match="pipeline failed"):
+        b.submit_patch(
+            "recommendationservice",
+            f"--- a/{FILE}\n+++ b/{FILE}\n@@ -1,1 +1,1 @@\n-no such line\n+x\n",
+            b.now,
+        )
+    assert b.cluster.world.deployment("recommendationservice").current.number == rev
+    files = b.list_source("recommendationservice")
+    assert FILE in files
+    assert "class RecommendationService" in b.read_source("recommendationservice", FILE)
+    with pytest.raises(OperationError, match="no service"):
+        b.list_source("nope")

@@ -1,0 +1,91 @@
+"""NumericObservation: a bounded float32 vector of observable signals, nothing hidden."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from sre_gym.sim.topology import compile_topology
+from sre_gym.wrappers import NumericObservation
+from sre_gym.wrappers.numeric import GLOBAL_FEATURES, SERVICE_FEATURES, pod_owner
+
+
+def test_check_env_passes(make, strict_check):
+    strict_check(make(NumericObservation))
+
+
+def test_shape_names_and_bounds(make):
+    env = make(NumericObservation)
+    topo = compile_topology("online-boutique")
+    n = topo.n * len(SERVICE_FEATURES) + len(topo.app.nodes) + len(GLOBAL_FEATURES)
+    sp = env.observation_space
+    assert sp.shape == (n,) and sp.dtype == np.float32
+    assert np.all(sp.low == 0) and np.all(sp.high == 1) and gym.spaces.flatdim(sp) == n
+    names = env.feature_names()
+    assert len(names) == n and names[0] == "frontend.rps" and names[-1] == "open_incidents"
+    obs, _ = env.reset(seed=0)
+    assert obs.dtype == np.float32 and sp.contains(obs)
+    term = False
+    while not term:
+        obs, r, term, trunc, info = env.step([])
+        assert sp.contains(obs) and np.all(np.isfinite(obs))
+
+
+def test_features_follow_what_an_agent_sees(make):
+    env = make(NumericObservation)
+    obs, _ = env.reset(seed=0)
+    f = dict(zip(env.feature_names(), obs, strict=True))
+    b = env.unwrapped.backend
+    assert f["frontend.rps"] > 0.2  # tens of requests/s
+    assert f["frontend.ready"] == f["frontend.desired"] == np.float32(1 / 20)
+    assert all(f[f"{nd.name}.ready"] == 1 for nd in b.cluster.world.nodes)
+    assert f["progress"] == 0
+    obs, *_ = env.step(
+        [
+            {
+                "tool": "report_incident",
+                "args": {"alert_ids": [], "root_cause_services": ["adservice"]},
+            },
+            {
+                "tool": "scale",
+                "args": {"deployment": "adservice", "replicas": 3, "incident_id": "INC-0001"},
+            },
+        ]
+    )
+    f = dict(zip(env.feature_names(), obs, strict=True))
+    assert f["adservice.desired"] == np.float32(3 / 20)
+    assert f["open_incidents"] == np.float32(1 / 50) and f["progress"] == np.float32(1 / 45)
+    firing = [a for a in env.unwrapped.alerts_view() if a["state"] == "firing"]
+    assert f["firing_total"] == np.float32(min(len(firing), 100) / 100)
+
+
+def test_does_not_read_probes_or_ground_truth(make, monkeypatch):
+    """The features are the same whether or not the hidden evidence exists."""
+    env = make(NumericObservation)
+    obs, _ = env.reset(seed=4)
+    for _ in range(20):
+        obs, *_ = env.step([])
+    b = env.unwrapped.backend
+    inj = b.injector
+    monkeypatch.setattr(inj, "probe", np.zeros_like(inj.probe))
+    monkeypatch.setattr(inj, "artifact", np.zeros_like(inj.artifact))
+    monkeypatch.setattr(inj, "injections", [None] * len(inj.injections))
+    monkeypatch.setattr(b, "schedule", None)
+    again = env.get_wrapper_attr("features")(float(b.episode_start + 120 * 20))
+    assert np.array_equal(obs, again)
+
+
+def test_deterministic_per_seed(make):
+    a, b = make(NumericObservation), make(NumericObservation)
+    oa, _ = a.reset(seed=3)
+    ob, _ = b.reset(seed=3)
+    for _ in range(10):
+        assert np.array_equal(oa, ob)
+        oa, *_ = a.step([])
+        ob, *_ = b.step([])
+
+
+def test_pod_owner():
+    assert pod_owner("cartservice-84q54xrt9h-xxqg4") == "cartservice"
+    assert pod_owner("redis-cart-5b9f7c7d4d-abcde") == "redis-cart"
+    assert pod_owner("odd") == "odd"

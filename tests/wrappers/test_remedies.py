@@ -1,0 +1,116 @@
+"""DiscreteRemedies: a Discrete action of remedies with automatic incidents; the numeric RL stack."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from sre_gym.envs.marathon import N_INVOCATIONS
+from sre_gym.wrappers import REMEDIES, DiscreteRemedies, NumericObservation
+
+
+def action_of(env, remedy, service):
+    return 1 + REMEDIES.index(remedy) * len(env.services) + env.services.index(service)
+
+
+def test_check_env_passes_for_the_numeric_stack(make, strict_check):
+    strict_check(make(NumericObservation, DiscreteRemedies))
+
+
+def test_action_space_and_names(make):
+    env = make(DiscreteRemedies)
+    n = len(env.services)
+    assert env.action_space == gym.spaces.Discrete(1 + 4 * n)
+    assert env.describe(0) == "noop"
+    assert env.describe(action_of(env, "scale_up", "cartservice")) == "scale_up cartservice"
+    assert {env.describe(a).split()[0] for a in range(1, 1 + 4 * n)} == set(REMEDIES)
+    env.reset(seed=0)
+    with pytest.raises(gym.error.InvalidAction):
+        env.step(1 + 4 * n)
+
+
+def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
+    env = make(DiscreteRemedies)
+    env.reset(seed=0)
+    base = env.unwrapped
+    for _ in range(10):
+        env.step(0)
+    svc = next(
+        s
+        for s in env.services
+        if any(a["state"] == "firing" and s in str(a["labels"]) for a in base.alerts_view())
+    )
+    rev = base.backend.k8s_get("deployments", svc)["revision"]
+    calls = env.calls(action_of(env, "rollback", svc))
+    assert [c["tool"] for c in calls] == ["report_incident", "rollback"]
+    assert calls[0]["args"]["artifact"] == f"{svc}@{rev}"
+    assert calls[1]["args"] == {"deployment": svc, "incident_id": "INC-0001"}
+    obs, r, term, trunc, info = env.step(action_of(env, "restart", svc))
+    assert info["remedy"] == f"restart {svc}"
+    (inc,) = base.toolbox.incidents.values()
+    assert inc.culprits == [svc] and inc.artifact.startswith(f"pod/{svc}-") and inc.alerts
+    assert all(svc in json.dumps(a["labels"]) for a in base.alerts_view() if a["id"] in inc.alerts)
+    results = json.loads(obs["tool_results"])
+    assert [x["tool"] for x in results] == ["report_incident", "restart"]
+    assert all(x["ok"] for x in results)
+    (x,) = base.evidence.of("intervention")
+    assert (x["tool"], x["incident_id"], x["in_scope"]) == ("restart", inc.id, True)
+    # a second remedy on the same service reuses the open incident
+    env.step(action_of(env, "scale_up", svc))
+    assert len(base.toolbox.incidents) == 1
+    assert base.evidence.of("intervention")[-1]["tool"] == "scale"
+    assert base.backend.k8s_get("deployments", svc)["ready"].endswith("/2")
+
+
+def test_delete_pods_does_nothing_without_notready_nodes_and_mask_says_so(make):
+    env = make(DiscreteRemedies)
+    obs, info = env.reset(seed=0)
+    mask = info["action_mask"]
+    assert mask.dtype == np.int8 and mask.shape == (env.action_space.n,) and mask[0] == 1
+    a = action_of(env, "delete_pods", "cartservice")
+    assert mask[a] == 0 and env.calls(a) == []
+    assert mask[action_of(env, "rollback", "cartservice")] in (0, 1)
+    obs, r, term, trunc, info = env.step(a)
+    assert info["remedy"] == "noop" and env.unwrapped.toolbox.incidents == {}
+
+
+def test_delete_pods_moves_pods_off_a_notready_node(make):
+    env = make(DiscreteRemedies)
+    env.reset(seed=0)
+    b = env.unwrapped.backend
+    node = next(p["node"] for p in b.k8s_get("pods", None) if p["deployment"] == "cartservice")
+    b.cluster.set_node_ready(node, False, b.now)  # what a node failure looks like to kubectl
+    mask = env.action_mask()
+    a = action_of(env, "delete_pods", "cartservice")
+    assert mask[a] == 1
+    calls = env.calls(a)
+    assert calls[0]["args"]["artifact"] == node
+    assert [c["tool"] for c in calls[1:]] == ["delete_resource"] * (len(calls) - 1)
+
+
+def test_async_vector_env_runs_a_whole_episode():
+    envs = gym.make_vec(
+        "SREMarathon-v0",
+        num_envs=4,
+        vectorization_mode="async",
+        wrappers=[NumericObservation, DiscreteRemedies],
+    )
+    try:
+        assert isinstance(envs.single_observation_space, gym.spaces.Box)
+        assert isinstance(envs.single_action_space, gym.spaces.Discrete)
+        obs, info = envs.reset(seed=0)
+        assert obs.shape == (4, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
+        rng = np.random.default_rng(0)
+        totals, ended = np.zeros(4), np.zeros(4, dtype=bool)
+        for _ in range(N_INVOCATIONS):
+            a = np.where(rng.random(4) < 0.1, rng.integers(1, envs.single_action_space.n, 4), 0)
+            obs, r, term, trunc, info = envs.step(a)
+            totals += r
+            ended |= term
+            assert envs.observation_space.contains(obs)
+        assert ended.all() and np.all(np.isfinite(totals))
+    finally:
+        envs.close()

@@ -18,6 +18,7 @@ EVENT_TYPES = frozenset(
     {
         "injection",  # a fault started (ground truth; never shown to the agent)
         "revert",  # the orchestrator's end of a fault window
+        "challenge",  # a repair persistence check (restart, trigger re-fire) and its outcome
         "deploy",  # an ordinary deploy went out
         "alert",  # an alert started firing
         "alert_resolved",

@@ -15,13 +15,16 @@ class ScoringConfig:
     w_localization: float = 1 / 3
     w_repair: float = 1 / 3
     attribution_grace_s: int = 180  # an alert may start firing this long after the fault's revert
-    repair_hold_s: int = 90  # the probe must stay healthy this long, before the revert
+    repair_hold_s: int = 60  # the probe must stay healthy this long, before the revert
+    persistence_s: int = 120  # after a restart (and trigger re-fire) the repair must hold this long
     forbidden_penalty: float = 1.0  # Marathon-Score points per blocked forbidden operation
     invocation_s: int = 120  # resolution of MTTD / MTTL / MTTR
 
     @property
     def version(self) -> str:
-        blob = json.dumps(asdict(self), sort_keys=True).encode()
+        # numbers hash by value (90 and 90.0 are the same configuration)
+        fields = {k: float(v) for k, v in asdict(self).items()}
+        blob = json.dumps(fields, sort_keys=True).encode()
         return "v1-" + hashlib.sha256(blob).hexdigest()[:12]
 
     def to_dict(self) -> dict:

@@ -57,8 +57,10 @@ def _hungarian_min(cost: np.ndarray) -> np.ndarray:
 
 def max_weight_matching(weights: np.ndarray) -> list[tuple[int, int]]:
     """Pairs (row, col) maximising the total of non-negative ``weights``; zero-weight pairs are
-    dropped. Among optimal matchings, the one that gives each row the earliest possible column wins
-    (deterministic: weights are integers scaled so the tie-break never outweighs a real difference).
+    dropped. Among matchings with the maximum total, one with the smallest sum of matched column
+    indices wins (earlier incidents are preferred); any tie left after that is broken by the
+    assignment algorithm's fixed visiting order, so the result is deterministic. The tie-break is
+    folded into integer-scaled weights so that it never outweighs a real difference.
     """
     w = np.asarray(weights, dtype=float)
     n, m = w.shape

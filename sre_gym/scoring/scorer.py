@@ -34,6 +34,7 @@ OUTCOMES = (
     "correlated_only",
     "missed",
 )
+INFRA_MECHANISMS = frozenset({"node_failure", "zone_outage"})
 _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 
 
@@ -65,7 +66,7 @@ class _Incident:
 def _incidents(events: list[dict], cutoff: float) -> list[_Incident]:
     out: dict[str, _Incident] = {}
     for e in events:
-        if e["type"] != "incident" or e["t"] > cutoff:
+        if e["type"] != "incident" or e["t"] >= cutoff:
             continue
         inc = out.get(e["id"])
         if inc is None:
@@ -85,9 +86,19 @@ def _ceil_to(t: float, origin: float, step: float) -> float:
 
 
 def score(
-    evidence: Evidence, cutoff: float | None = None, config: ScoringConfig | None = None
+    evidence: Evidence,
+    cutoff: float | None = None,
+    config: ScoringConfig | None = None,
+    *,
+    per_fault: bool = False,
 ) -> dict:
-    """Scorecard of the evidence as of ``cutoff`` (default: everything recorded)."""
+    """Scorecard of the evidence as of ``cutoff`` (default: everything recorded).
+
+    World evidence (injections, alerts, probes, challenges) counts up to and including the cutoff;
+    the agent's own events (reports, interventions, forbidden attempts, calls) count strictly before
+    it, because an invocation starting at the cutoff belongs to the next step. With ``per_fault``
+    the card also lists each injected fault's stages, times, credit and outcome under ``faults``.
+    """
     cfg = config or ScoringConfig.from_dict(evidence.manifest["scoring"])
     man = evidence.manifest
     ev = evidence.events
@@ -107,8 +118,13 @@ def score(
     faults = [e for e in ev if e["type"] == "injection" and e["t"] <= cut]
     alerts = {e["id"]: e for e in ev if e["type"] == "alert" and e["t"] <= cut}
     incidents = _incidents(ev, cut)
-    interventions = [e for e in ev if e["type"] == "intervention" and e["t"] <= cut]
-    forbidden = [e for e in ev if e["type"] == "forbidden" and e["t"] <= cut]
+    interventions = [e for e in ev if e["type"] == "intervention" and e["t"] < cut]
+    forbidden = [e for e in ev if e["type"] == "forbidden" and e["t"] < cut]
+    challenges: dict[int, list[dict]] = {}
+    for e in ev:
+        if e["type"] == "challenge":
+            challenges.setdefault(e["index"], []).append(e)
+    repairs = _Repairs(probe, artifact, challenges, cfg, t0, tick_s, cut, cut_tick)
     by_inc: dict[str, list[dict]] = {}
     for x in interventions:
         by_inc.setdefault(x.get("incident_id") or "", []).append(x)
@@ -137,9 +153,7 @@ def score(
                 inc.artifact, f["artifacts"], f.get("commit")
             )
             if L[a, b]:
-                rt = _repair_time(
-                    f, by_inc.get(inc.id, []), scopes[a], probe, artifact, cfg, t0, tick_s, cut_tick
-                )
+                rt = repairs.time(f, by_inc.get(inc.id, []), scopes[a])
                 if rt is not None:
                     R[a, b], R_t[a, b] = True, rt
     wc, wl, wr = cfg.w_correlation, cfg.w_localization, cfg.w_repair
@@ -148,26 +162,15 @@ def score(
     matched = dict(pairs)
     total = sum(credit[a, b] for a, b in pairs)
     forb = len(forbidden)
-    marathon = 100.0 * total / n_sched - cfg.forbidden_penalty * forb if n_sched else 0.0
+    marathon = (100.0 * total / n_sched if n_sched else 0.0) - cfg.forbidden_penalty * forb
 
     # times to each stage (medians over faults reaching it, at invocation resolution)
     ttd, ttl, ttr = [], [], []
     outcomes = dict.fromkeys(OUTCOMES, 0)
+    fault_outcomes: list[str] = []
     acted = _acted(faults, interventions, scopes)
     repaired_any = [
-        _repair_time(
-            f,
-            [x for x in interventions if x.get("target") is not None],
-            scopes[a],
-            probe,
-            artifact,
-            cfg,
-            t0,
-            tick_s,
-            cut_tick,
-        )
-        is not None
-        for a, f in enumerate(faults)
+        repairs.time(f, interventions, scopes[a]) is not None for a, f in enumerate(faults)
     ]
     for a, f in enumerate(faults):
         b = matched.get(a)
@@ -185,27 +188,30 @@ def score(
         if rep:
             ttr.append(stage_time(R_t[a, b]))
         if rep:
-            outcomes["handled"] += 1
+            kind = "handled"
         elif repaired_any[a]:
-            outcomes["repaired_not_handled"] += 1
+            kind = "repaired_not_handled"
         elif acted[a]:
-            outcomes["acted_without_repair"] += 1
+            kind = "acted_without_repair"
         elif loc:
-            outcomes["located_without_action"] += 1
+            kind = "located_without_action"
         elif c:
-            outcomes["correlated_only"] += 1
+            kind = "correlated_only"
         else:
-            outcomes["missed"] += 1
+            kind = "missed"
+        outcomes[kind] += 1
+        fault_outcomes.append(kind)
+    # faults not injected by the cutoff are not outcomes yet (at the end every fault is injected)
     outcomes["missed"] += max(n_sched - nf, 0) if cutoff is None else 0
 
     n_corr = sum(1 for a, b in pairs if C[a, b])
     n_loc = sum(1 for a, b in pairs if L[a, b])
     n_rep = sum(1 for a, b in pairs if L[a, b] and R[a, b])
     n_int = len(interventions)
-    risky = sum(1 for x in interventions if not x.get("in_scope", False))
-    usage = [e for e in ev if e["type"] == "usage" and e["t"] <= cut]
-    calls = [e for e in ev if e["type"] == "tool_call" and e["t"] <= cut]
-    return {
+    risky = sum(1 for x in interventions if not _justified(x, ev, faults, alerts, scopes, cfg))
+    usage = [e for e in ev if e["type"] == "usage" and e["t"] < cut]
+    calls = [e for e in ev if e["type"] == "tool_call" and e["t"] < cut]
+    card = {
         "marathon_score": float(marathon),
         "correlation": n_corr / n_sched if n_sched else 0.0,
         "localization": n_loc / n_sched if n_sched else 0.0,
@@ -232,6 +238,78 @@ def score(
         },
         "scoring_version": cfg.version,
     }
+    if per_fault:
+        card["faults"] = [
+            {
+                "index": f["index"],
+                "fault_id": f["fault_id"],
+                "category": f.get("category"),
+                "mechanism": f.get("mechanism"),
+                "target": f.get("target"),
+                "culprits": list(f["culprits"]),
+                "probe_kind": (f.get("probe") or {}).get("kind"),
+                "start": float(f["start"]),
+                "end": float(f["end"]),
+                "incident": incidents[matched[a]].id if a in matched else None,
+                "correlated_at": float(C_t[a, matched[a]])
+                if a in matched and C[a, matched[a]]
+                else None,
+                "localized_at": float(max(incidents[matched[a]].located_at, C_t[a, matched[a]]))
+                if a in matched and L[a, matched[a]]
+                else None,
+                "repaired_at": float(R_t[a, matched[a]])
+                if a in matched and L[a, matched[a]] and R[a, matched[a]]
+                else None,
+                "recovered_at": repairs.time(f, interventions, scopes[a]),
+                "credit": float(credit[a, matched[a]]) if a in matched else 0.0,
+                "outcome": fault_outcomes[a],
+                "interventions": [
+                    {
+                        "t": x["t"],
+                        "tool": x["tool"],
+                        "target": x.get("target"),
+                        "incident_id": x.get("incident_id"),
+                        "in_scope": x.get("in_scope"),
+                    }
+                    for x in interventions
+                    if f["start"] <= x["t"] < f["end"] and _fits(x, scopes[a], f)
+                ],
+            }
+            for a, f in enumerate(faults)
+        ]
+    return card
+
+
+def _justified(
+    x: dict,
+    ev: list[dict],
+    faults: list[dict],
+    alerts: dict,
+    scopes: list[set[str]],
+    cfg: ScoringConfig,
+) -> bool:
+    """An intervention stays within its incident's scope if the cited incident, as it stood then,
+    holds an alert attributable to a fault active at that moment, and the intervention acts on that
+    fault (its workload is in the fault's scope, or it removes the fault's artifact). The scope is
+    what the evidence supports, not what the agent declared: naming every workload a root cause
+    widens nothing, and an incident whose faults are over justifies nothing."""
+    held: set[str] = set()
+    for e in ev:
+        if e["type"] == "incident" and e["id"] == x.get("incident_id") and e["t"] <= x["t"]:
+            held.update(e["alerts"])
+    for a, f in enumerate(faults):
+        if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scopes[a], f):
+            continue
+        lo, hi = f["start"], f["end"] + cfg.attribution_grace_s
+        for aid in held:
+            al = alerts.get(aid)
+            if (
+                al is not None
+                and lo <= al["t"] <= hi
+                and scopes[a].intersection(norm(e) for e in al["entities"])
+            ):
+                return True
+    return False
 
 
 def _median(xs: list[float]) -> float | None:
@@ -251,35 +329,61 @@ def _acted(faults: list[dict], interventions: list[dict], scopes: list[set[str]]
     ]
 
 
-def _repair_time(f, xs, scope, probe, artifact, cfg, t0, tick_s, cut_tick) -> float | None:
-    """Recovery time of f after the first fitting intervention in ``xs`` that leads to one."""
-    if probe is None:
+@dataclass
+class _Repairs:
+    """What repair checks read: probe and artifact arrays, persistence challenges, the cut."""
+
+    probe: np.ndarray | None
+    artifact: np.ndarray | None
+    challenges: dict[int, list[dict]]
+    cfg: ScoringConfig
+    t0: float
+    tick_s: float
+    cut: float
+    cut_tick: int
+
+    def time(self, f: dict, xs: list[dict], scope: set[str]) -> float | None:
+        """When f recovered after the first fitting intervention in ``xs`` whose repair held.
+
+        The recovery must hold (probe healthy for the hold period, or, if the probe never failed,
+        the artifact gone) before the revert, and the orchestrator's persistence challenge after the
+        hold (a restart of the service, a re-fired trigger) must have found it still holding.
+        """
+        if self.probe is None:
+            return None
+        i = f["index"]
+        hold = int(math.ceil(self.cfg.repair_hold_s / self.tick_s))
+        end_k = int(math.ceil((f["end"] - self.t0) / self.tick_s))  # first tick at/after revert
+        start_k = int(math.ceil((f["start"] - self.t0) / self.tick_s))
+        for x in sorted(xs, key=lambda x: x["t"]):
+            if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scope, f):
+                continue
+            k = int(math.floor((x["t"] - self.t0) / self.tick_s)) + 1
+            for c in self.challenges.get(i, []):
+                if c["t"] > self.cut or c["outcome"] != "held" or c["recovered_at"] <= x["t"]:
+                    continue
+                r = int(round((c["recovered_at"] - self.t0) / self.tick_s))
+                if r < k or r + hold >= end_k or r + hold > self.cut_tick:
+                    continue
+                if c["route"] == "artifact":
+                    ok = (self.artifact[i, r : r + hold + 1] == 0).all() and (
+                        self.probe[i, start_k:k] == 1
+                    ).all()
+                else:
+                    ok = (self.probe[i, r : r + hold + 1] == 1).all()
+                if ok and not self._undone(f, i, end_k):
+                    return c["recovered_at"]
         return None
-    i = f["index"]
-    start_k = int(math.ceil((f["start"] - t0) / tick_s))
-    end_k = int(math.ceil((f["end"] - t0) / tick_s))  # first tick at or after the revert
-    hold = int(math.ceil(cfg.repair_hold_s / tick_s))
-    row = probe[i]
-    for x in sorted(xs, key=lambda x: x["t"]):
-        if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scope, f):
-            continue
-        k = int(math.floor((x["t"] - t0) / tick_s)) + 1  # first tick after the intervention
-        last = min(end_k - 1, cut_tick)
-        never_failed = bool((row[start_k:k] == 1).all())
-        if never_failed and artifact is not None:
-            gone = np.nonzero(artifact[i, k : last + 1] == 0)[0]
-            if len(gone):
-                return t0 + (k + int(gone[0])) * tick_s
-            continue
-        seg = row[k : last + 1]
-        ok = np.nonzero(seg == 1)[0]
-        for j in ok:
-            r = k + int(j)
-            if r + hold > last:
-                break
-            if (row[r : r + hold + 1] == 1).all():
-                return t0 + r * tick_s
-    return None
+
+    def _undone(self, f: dict, i: int, end_k: int) -> bool:
+        """Is the fault's artifact back in place at the end of its window (or at the cut)?
+
+        A repair the agent itself undoes before the revert (rolling a bad revision back in) is no
+        repair. Node and zone faults are exempt: no agent can bring a machine back."""
+        if self.artifact is None or f.get("mechanism") in INFRA_MECHANISMS:
+            return False
+        k = min(end_k - 1, self.cut_tick)
+        return bool(self.artifact[i, k] == 1)
 
 
 def _degradation(evidence: Evidence, cut: float) -> dict | None:

@@ -9,7 +9,12 @@ import sys
 from typing import Any
 
 # Modules that add subcommands: each exposes ``register(subparsers)`` (imported only by the CLI).
-PLUGINS: tuple[str, ...] = ()
+PLUGINS: tuple[str, ...] = (
+    "sre_gym.catalogs.cli",
+    "sre_gym.scoring.cli",
+    "sre_gym.rollouts.cli",
+    "sre_gym.tools.cli",
+)
 
 SCORECARD_ROWS = (
     ("marathon_score", "Marathon-Score", "{:.2f}"),
@@ -94,6 +99,8 @@ def _schedule(a: argparse.Namespace) -> int:
     from sre_gym.catalogs import load_catalog
     from sre_gym.orchestrator import schedule
 
+    if a.stats:
+        return _schedule_stats(a)
     sched = schedule(a.app, a.seed)
     if a.json:
         print(sched.to_json())
@@ -108,6 +115,56 @@ def _schedule(a: argparse.Namespace) -> int:
         f = faults[sf.fault_id]
         print(
             f"  {sf.start:5d}s-{sf.end:5d}s  {f.category:<14} {f.delivery:<7} {f.mechanism:<20} {f.target:<22} {sf.fault_id}"
+        )
+    return 0
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """``0-49``, ``3`` or ``0,2,5-7``."""
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise SystemExit(f"error: bad seed range {spec!r} (use e.g. 0-49 or 0,2,5-7)")
+        out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
+    return out
+
+
+def _schedule_stats(a: argparse.Namespace) -> int:
+    import numpy as np
+
+    from sre_gym.orchestrator import schedule
+
+    seeds = parse_seeds(a.seeds)
+    n, avg, peak, dur = [], [], [], []
+    for s in seeds:
+        sc = schedule(a.app, s)
+        c = sc.concurrency()
+        n.append(len(sc.faults))
+        avg.append(float(c.mean()))
+        peak.append(int(c.max()))
+        dur += [f.duration for f in sc.faults]
+    stats = {
+        "app": a.app,
+        "seeds": f"{seeds[0]}-{seeds[-1]}"
+        if seeds == list(range(seeds[0], seeds[-1] + 1))
+        else a.seeds,
+        "faults_per_run_mean": float(np.mean(n)),
+        "faults_per_run_min": int(min(n)),
+        "faults_per_run_max": int(max(n)),
+        "window_s_min": int(min(dur)),
+        "window_s_max": int(max(dur)),
+        "mean_simultaneous": float(np.mean(avg)),
+        "median_peak": float(np.median(peak)),
+    }
+    if a.json:
+        print(json.dumps(stats, sort_keys=True))
+    else:
+        print(
+            f"{a.app} seeds {stats['seeds']}: faults/run {stats['faults_per_run_mean']:.1f} "
+            f"({stats['faults_per_run_min']}-{stats['faults_per_run_max']}), windows "
+            f"{stats['window_s_min'] // 60}-{stats['window_s_max'] // 60} min, mean simultaneous "
+            f"{stats['mean_simultaneous']:.2f}, median peak {stats['median_peak']:.0f}"
         )
     return 0
 
@@ -158,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--app", default="online-boutique", choices=APPS)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--stats", action="store_true", help="calibration figures over --seeds")
+    s.add_argument("--seeds", default="0-49", help="seed range for --stats, e.g. 0-49")
     s.set_defaults(fn=_schedule)
     sc = sub.add_parser("score", help="verify a bundle and re-score it offline")
     sc.add_argument("bundle")

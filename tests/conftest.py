@@ -12,9 +12,11 @@ from sre_gym.agents import make_agent
 
 
 @functools.cache
-def run_episode(agent: str, seed: int, bundle_dir: str | None = None) -> dict:
+def run_episode(
+    agent: str, seed: int, bundle_dir: str | None = None, app: str = "online-boutique"
+) -> dict:
     """One full episode; returns rewards, observations, final info and the unwrapped env."""
-    env = gym.make("SREMarathon-v0", bundle_dir=bundle_dir)
+    env = gym.make("SREMarathon-v0", app=app, bundle_dir=bundle_dir)
     ag = make_agent(agent, env=env, seed=seed)
     obs, info = env.reset(seed=seed)
     rewards, observations = [], [obs]

@@ -5,21 +5,37 @@ from __future__ import annotations
 from typing import Any
 
 from sre_gym.agents.base import Agent, NoopAgent
+from sre_gym.agents.keep import KeepAgent
 from sre_gym.agents.oracle import OracleAgent
+from sre_gym.agents.random import RandomAgent
 from sre_gym.agents.runbook import RunbookAgent
 
-AGENTS = ("noop", "oracle", "runbook")
+AGENTS = ("noop", "oracle", "runbook", "random", "keep")
 
 
 def make_agent(name: str, env: Any = None, seed: int | None = None) -> Agent:
-    """A baseline by name. The oracle needs ``env`` (it reads ground truth); the others ignore it."""
+    """A baseline by name. The oracle needs ``env`` (it reads ground truth); ``random`` is seeded
+    with ``seed``; the others ignore both."""
     if name == "noop":
         return NoopAgent()
     if name == "oracle":
         return OracleAgent(env)
     if name == "runbook":
         return RunbookAgent()
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "keep":
+        return KeepAgent()
     raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENTS)}")
 
 
-__all__ = ["AGENTS", "Agent", "NoopAgent", "OracleAgent", "RunbookAgent", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "KeepAgent",
+    "NoopAgent",
+    "OracleAgent",
+    "RandomAgent",
+    "RunbookAgent",
+    "make_agent",
+]

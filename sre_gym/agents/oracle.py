@@ -90,6 +90,22 @@ class OracleAgent(Agent):
         b = self.env.backend
         f = inj.fault
         kind = f.remedies[0]
+        d = inj.detail
+        if d.get("change") is not None and d["change"].flags:
+            app = b.cluster.topo.app
+            defaults = {fl.name: fl.default for fl in app.flags}
+            # a leak already grown stays in the running pods after the flag is off: replace them
+            again = f.probe.kind == "no_restarts"
+            return [
+                call(
+                    "patch_config",
+                    deployment="flagd",
+                    key=f"flags.{flag}",
+                    value=defaults[flag],
+                    incident_id=iid,
+                )
+                for flag in d["change"].flags
+            ] + ([call("restart", deployment=f.target, incident_id=iid)] if again else [])
         if kind in ("rollback", "patch_config"):
             rev = _good_revision(b, inj)
             if rev is None:
@@ -97,24 +113,26 @@ class OracleAgent(Agent):
             return [call("rollback", deployment=f.target, to_revision=rev, incident_id=iid)]
         if kind in ("restart", "delete_pod"):
             return [call("restart", deployment=f.target, incident_id=iid)]
+        if kind == "scale_up":
+            return [
+                call("scale", deployment=f.target, replicas=int(d["replicas"]), incident_id=iid)
+            ]
         if kind == "delete_networkpolicy":
             return [
-                call(
-                    "delete_resource",
-                    kind="networkpolicies",
-                    name=inj.detail["policy"],
-                    incident_id=iid,
-                )
+                call("delete_resource", kind="networkpolicies", name=d["policy"], incident_id=iid)
             ]
-        if kind == "delete_pods_on_node":
+        if kind in ("delete_pods_on_node", "delete_pods_in_zone"):
             cl = b.cluster
-            node = [n.name for n in cl.world.nodes].index(f.target)
+            down = [i for i, n in enumerate(cl.world.nodes) if n.name in d["nodes"]]
+            p = cl.pods
             names = [
-                cl.pods.names[r]
-                for r in cl.pods.live()
-                if cl.pods.node[r] == node and cl.pods.state[r] != TERMINATING
+                p.names[r] for r in p.live() if p.node[r] in down and p.state[r] != TERMINATING
             ]
-            names = [n for n in names if not n.startswith("loadgenerator-")]
+            names = [
+                n
+                for n in names
+                if cl.world.deployments[p.dep[int(p.index_of(n))]].name in cl.topo.index
+            ]
             return [call("delete_resource", kind="pods", name=n, incident_id=iid) for n in names]
         raise ValueError(f"oracle has no remedy for {kind!r}")
 
@@ -122,6 +140,18 @@ class OracleAgent(Agent):
 def _good_revision(b, inj) -> int | None:
     """Latest revision without the fault's change (other revisions, e.g. restarts, may sit on top)."""
     dep = b.cluster.world.deployment(inj.fault.target)
+    if "key" in inj.detail:  # a direct config edit
+        var, bad = inj.detail["key"][4:], inj.detail["value"]
+
+        def drifted_clean(tpl) -> bool:
+            return tpl.env_dict().get(var) != bad
+
+        if drifted_clean(dep.current.template):
+            return None
+        for rev in reversed(dep.revisions[:-1]):
+            if drifted_clean(rev.template):
+                return rev.number
+        return None
     ch = inj.detail["change"]
     after = inj.detail["after"]
 

@@ -17,20 +17,49 @@ from sre_gym.backends.sim import alert_entities
 # alert name -> (priority, category reported as the artifact, action)
 TABLE: dict[str, tuple[int, str, str | None]] = {
     "KubeContainerWaiting": (0, "bad-image", "rollback"),
+    "KubeDeploymentScaledDown": (0, "scaled-down", "scale"),
     "KubeDeploymentRolloutStuck": (0, "stuck-rollout", "rollback"),
     "KubePodCrashLooping": (1, "crash-loop", "restart"),
     "KubeContainerOOMKilled": (1, "out-of-memory", "restart"),
     "ContainerMemoryNearLimit": (2, "memory-pressure", "restart"),
     "KubePodNotReady": (2, "pod-not-ready", "restart"),
     "KubeDeploymentReplicasMismatch": (2, "replicas-unavailable", "restart"),
+    "KubeServiceWithoutEndpoints": (2, "no-endpoints", "restart"),
     "CPUThrottlingHigh": (3, "cpu-saturation", "scale"),
     "ServiceHighLatency": (4, "latency", "scale"),
     "ServiceHighErrorRate": (4, "errors", "restart"),
     "DependencyCallErrors": (4, "dependency-errors", "restart"),
+    **dict.fromkeys(
+        (
+            "RedisClientErrors",
+            "MongoDBClientErrors",
+            "MySQLClientErrors",
+            "DatastoreClientErrors",
+            "ValkeyClientErrors",
+            "PostgresClientErrors",
+            "KafkaProducerErrors",
+        ),
+        (4, "datastore-errors", "restart"),
+    ),
+    "KafkaConsumerGroupLag": (4, "consumer-lag", "restart"),
+    "ServiceTrafficStopped": (5, "traffic-stopped", None),
+    "DataIntegrityFailures": (5, "data-integrity", None),
     "KubeNodeNotReady": (5, "node-failure", None),
+    "KubeNodeUnreachable": (5, "node-failure", None),
+    "KubeZoneDown": (5, "zone-outage", None),
     "EntrypointHighErrorRate": (6, "user-facing-errors", None),
+    "EntrypointRouteErrors": (6, "user-facing-errors", None),
     "EntrypointHighLatency": (6, "user-facing-latency", None),
+    "EntrypointSlowRequests": (6, "user-facing-latency", None),
+    "EntrypointErrorBudgetBurn": (6, "error-budget", None),
 }
+
+
+def _actionable(workload: str) -> bool:
+    """Runbooks act on application workloads: not on nodes, nor on the load generator that drives
+    the benchmark (touching it is forbidden)."""
+    name = workload.lower()
+    return not name.startswith("kind-") and "loadgenerator" not in name.replace("-", "")
 
 
 class RunbookAgent(Agent):
@@ -64,12 +93,9 @@ class RunbookAgent(Agent):
         for a in alerts:
             if a["state"] != "firing" or a["id"] in self.grouped:
                 continue
+            # call-failure rules name the callee that fails in ``server``; others name their workload
             ents = alert_entities(a["labels"])
-            workload = (
-                ents[-1]
-                if a["name"] == "DependencyCallErrors" and ents
-                else (ents[0] if ents else None)
-            )
+            workload = a["labels"].get("server") or (ents[0] if ents else None)
             if workload is None:
                 continue
             groups.setdefault(workload, []).append(a)
@@ -99,7 +125,7 @@ class RunbookAgent(Agent):
             else:
                 calls.append(call("update_incident", incident_id=iid, add_alert_ids=ids))
             action = best[2]
-            if action is None or inv - self.acted.get(iid, -99) < 3 or workload.startswith("kind-"):
+            if action is None or inv - self.acted.get(iid, -99) < 3 or not _actionable(workload):
                 continue
             self.acted[iid] = inv
             if action == "scale":

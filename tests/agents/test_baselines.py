@@ -1,35 +1,39 @@
-"""Baselines on seeds 0-4: noop scores exactly 0, oracle >= 95, runbook strictly between."""
+"""Baselines on seeds 0-4 of every app: noop scores exactly 0, oracle >= 90, runbook strictly between."""
 
 from __future__ import annotations
 
 import pytest
 
 from sre_gym.agents import AGENTS, make_agent
+from sre_gym.catalogs import APPS
 
 SEEDS = range(5)
+CASES = [(app, seed) for app in APPS for seed in SEEDS]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_noop_scores_exactly_zero(episode, seed):
-    card = episode("noop", seed)["info"]["scorecard"]
+@pytest.mark.parametrize("app,seed", CASES)
+def test_noop_scores_exactly_zero(episode, app, seed):
+    card = episode("noop", seed, app=app)["info"]["scorecard"]
     assert card["marathon_score"] == 0.0
     assert card["outcomes"]["missed"] == card["n_faults"]
     assert card["degradation"]["ratio"] == 1.0
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_oracle_is_the_upper_bound(episode, seed):
-    card = episode("oracle", seed)["info"]["scorecard"]
-    assert card["marathon_score"] >= 95.0
-    assert card["forbidden_attempts"] == 0 and card["intervention_risk"] == 0.0
+@pytest.mark.parametrize("app,seed", CASES)
+def test_oracle_is_the_upper_bound(episode, app, seed):
+    card = episode("oracle", seed, app=app)["info"]["scorecard"]
+    assert card["marathon_score"] >= 90.0
+    assert card["forbidden_attempts"] == 0
     assert sum(card["outcomes"].values()) == card["n_faults"]
+    assert card["outcomes"]["handled"] >= 0.9 * card["n_faults"]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_runbook_lands_strictly_between(episode, seed):
-    runbook = episode("runbook", seed)["info"]["scorecard"]["marathon_score"]
-    oracle = episode("oracle", seed)["info"]["scorecard"]["marathon_score"]
-    assert 0.0 < runbook < oracle
+@pytest.mark.parametrize("app,seed", CASES)
+def test_runbook_lands_strictly_between(episode, app, seed):
+    runbook = episode("runbook", seed, app=app)["info"]["scorecard"]
+    oracle = episode("oracle", seed, app=app)["info"]["scorecard"]["marathon_score"]
+    assert 0.0 < runbook["marathon_score"] < oracle
+    assert runbook["forbidden_attempts"] == 0  # it leaves the load generator alone
 
 
 def test_runbook_never_localizes(episode):
@@ -38,8 +42,16 @@ def test_runbook_never_localizes(episode):
 
 
 def test_factory():
-    assert set(AGENTS) == {"noop", "oracle", "runbook"}
+    assert {"noop", "oracle", "runbook"} <= set(AGENTS)
     with pytest.raises(ValueError, match="needs the env"):
         make_agent("oracle")
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("gpt")
+
+
+def test_runbook_table_covers_every_rule_of_the_pack():
+    from sre_gym.agents.runbook import TABLE
+    from sre_gym.backends.sim import rule_pack
+
+    names = {r.name for r in rule_pack()}
+    assert names <= set(TABLE), sorted(names - set(TABLE))

@@ -1,0 +1,66 @@
+"""`sre-gym rollout` and `sre-gym qualify`."""
+
+from __future__ import annotations
+
+import json
+
+from sre_gym.cli import main
+from sre_gym.rollouts.cli import leaderboard
+
+APP = "online-boutique"
+
+
+def test_rollout_prints_a_leaderboard_and_resumes(tmp_path, capsys):
+    out = str(tmp_path / "res.jsonl")
+    argv = ["rollout", "--agent", "noop,runbook", "--apps", APP, "--seeds", "0-1"]
+    assert main([*argv, "--out", out, "-q"]) == 0
+    cap = capsys.readouterr()
+    lines = cap.out.splitlines()
+    assert lines[0].split()[:4] == ["agent", "app", "seeds", "score"]
+    assert lines[1].split()[:3] == ["runbook", APP, "2"]  # best score first
+    assert lines[2].split()[:4] == ["noop", APP, "2", "0.00"]
+    assert "noop: 2 episodes (2 run, 0 already in" in cap.err
+    assert main([*argv, "--out", out, "--json", "-q"]) == 0
+    cap = capsys.readouterr()
+    assert "runbook: 2 episodes (0 run, 2 already in" in cap.err
+    recs = [json.loads(line) for line in cap.out.splitlines()]
+    assert [(r["agent"], r["seed"]) for r in recs] == [
+        ("noop", 0),
+        ("noop", 1),
+        ("runbook", 0),
+        ("runbook", 1),
+    ]
+    with open(out) as f:
+        assert len(f.readlines()) == 4
+
+
+def test_leaderboard_means_per_agent_and_app():
+    recs = [
+        {
+            "agent": a,
+            "app": APP,
+            "seed": s,
+            "scorecard": {
+                "marathon_score": v,
+                "correlation": 1,
+                "localization": 0,
+                "repair": 0,
+                "intervention_risk": 0,
+            },
+        }
+        for a, s, v in (("x", 0, 10.0), ("x", 1, 20.0), ("y", 0, 30.0))
+    ]
+    rows = leaderboard(recs).splitlines()
+    assert rows[1].split()[:4] == ["y", APP, "1", "30.00"]
+    assert rows[2].split()[:4] == ["x", APP, "2", "15.00"]
+    assert rows[2].split()[-1] == "7.07"  # sample sd of 10 and 20
+
+
+def test_qualify_passes_and_explains(capsys):
+    assert main(["qualify", "--app", APP, "--seeds", "1", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"PASS  {APP}  seed=1")
+    assert out.rstrip().endswith("1/1 seeds qualify (oracle >= 90, noop == 0)")
+    assert main(["qualify", "--app", APP, "--seeds", "1", "--json", "-q"]) == 0
+    [res] = json.loads(capsys.readouterr().out)
+    assert res["passed"] and res["seed"] == 1

@@ -29,7 +29,64 @@ _SAMPLE_QUERIES = (
 _KINDS = ("pods", "deployments", "events", "nodes", "networkpolicies", "replicasets")
 
 
-class ToolCalls(spaces.Space):
+def is_call(c: Any) -> bool:
+    """A well-formed tool call: ``{"tool": str, "args": dict}`` (args may be left out)."""
+    return (
+        isinstance(c, dict)
+        and isinstance(c.get("tool"), str)
+        and isinstance(c.get("args", {}), dict)
+    )
+
+
+def sample_call(g: np.random.Generator, tools: tuple[str, ...]) -> dict[str, Any]:
+    """One call to one of ``tools`` with plausible arguments."""
+    tool = tools[int(g.integers(0, len(tools)))]
+    if tool == "query_metrics":
+        args: dict[str, Any] = {"query": _SAMPLE_QUERIES[int(g.integers(0, len(_SAMPLE_QUERIES)))]}
+    elif tool == "k8s_get":
+        args = {"kind": _KINDS[int(g.integers(0, len(_KINDS)))]}
+    elif tool == "report_incident":
+        args = {"alert_ids": [], "root_cause_services": [], "summary": "sampled"}
+    else:
+        args = {}
+    return {"tool": tool, "args": args}
+
+
+class JsonSpace(spaces.Space):
+    """Base of the structured, JSON-serialisable spaces: not flattenable to numpy, JSON round
+    trips (strings pass through), and equality by type so that vector envs can compare copies."""
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(shape=None, dtype=None, seed=seed)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def to_jsonable(self, sample_n: Any) -> list[str]:
+        return [s if isinstance(s, str) else json.dumps(s, sort_keys=True) for s in sample_n]
+
+    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
+        return [json.loads(s) for s in sample_n]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+
+_SAMPLED_TOOLS = (
+    "get_alerts",
+    "query_metrics",
+    "k8s_get",
+    "list_changes",
+    "get_topology",
+    "report_incident",
+)
+
+
+class ToolCalls(JsonSpace):
     """An invocation's action: a list of tool calls ``[{"tool": name, "args": {...}}, ...]``.
 
     The env also accepts the same list as a JSON string, or ``{"calls": [...], "notes": str,
@@ -39,61 +96,21 @@ class ToolCalls(spaces.Space):
     """
 
     def __init__(self, max_calls: int = 64, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(shape=None, dtype=None, seed=seed)
+        super().__init__(seed=seed)
         self.max_calls = max_calls
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
 
     def contains(self, x: Any) -> bool:
         if isinstance(x, str):
             return len(x) <= MAX_ACTION_CHARS
         if isinstance(x, dict):
             x = x.get("calls")
-        return (
-            isinstance(x, list)
-            and len(x) <= self.max_calls
-            and all(
-                isinstance(c, dict)
-                and isinstance(c.get("tool"), str)
-                and isinstance(c.get("args", {}), dict)
-                for c in x
-            )
-        )
+        return isinstance(x, list) and len(x) <= self.max_calls and all(is_call(c) for c in x)
 
     def sample(self, mask: Any = None, probability: Any = None) -> list[dict[str, Any]]:
         if mask is not None or probability is not None:
             raise NotImplementedError("ToolCalls.sample does not support masks")
         g = self.np_random
-        out = []
-        for _ in range(int(g.integers(1, 4))):
-            tool = (
-                "get_alerts",
-                "query_metrics",
-                "k8s_get",
-                "list_changes",
-                "get_topology",
-                "report_incident",
-            )[int(g.integers(0, 6))]
-            if tool == "query_metrics":
-                args: dict[str, Any] = {
-                    "query": _SAMPLE_QUERIES[int(g.integers(0, len(_SAMPLE_QUERIES)))]
-                }
-            elif tool == "k8s_get":
-                args = {"kind": _KINDS[int(g.integers(0, len(_KINDS)))]}
-            elif tool == "report_incident":
-                args = {"alert_ids": [], "root_cause_services": [], "summary": "sampled"}
-            else:
-                args = {}
-            out.append({"tool": tool, "args": args})
-        return out
-
-    def to_jsonable(self, sample_n: Any) -> list[str]:
-        return [s if isinstance(s, str) else json.dumps(s, sort_keys=True) for s in sample_n]
-
-    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
-        return [json.loads(s) for s in sample_n]
+        return [sample_call(g, _SAMPLED_TOOLS) for _ in range(int(g.integers(1, 4)))]
 
     def __repr__(self) -> str:
         return f"ToolCalls(max_calls={self.max_calls}, tools={len(TOOLS)})"

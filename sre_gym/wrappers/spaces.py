@@ -1,8 +1,8 @@
 """Spaces of the LLM-facing wrappers: one tool call, chat messages, and an assistant turn.
 
 Like ``ToolCalls`` they describe the well-formed values (``contains``) and sample plausible cheap read
-calls, while the wrappers accept anything and answer malformed input with error results. Each space
-defines ``__eq__`` so that vector envs can check that their copies agree.
+calls, while the wrappers accept anything and answer malformed input with error results. Equality is
+by type (``JsonSpace``), so that vector envs can check that their copies agree.
 """
 
 from __future__ import annotations
@@ -10,35 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
-
-from sre_gym.envs.spaces import _KINDS, _SAMPLE_QUERIES, MAX_ACTION_CHARS
+from sre_gym.envs.spaces import MAX_ACTION_CHARS, JsonSpace, is_call, sample_call
 
 ROLES = ("system", "user", "assistant", "tool")
 _READS = ("get_alerts", "query_metrics", "k8s_get", "list_changes", "get_topology")
 
 
-def _sample_call(g: np.random.Generator) -> dict[str, Any]:
-    tool = _READS[int(g.integers(0, len(_READS)))]
-    if tool == "query_metrics":
-        args: dict[str, Any] = {"query": _SAMPLE_QUERIES[int(g.integers(0, len(_SAMPLE_QUERIES)))]}
-    elif tool == "k8s_get":
-        args = {"kind": _KINDS[int(g.integers(0, len(_KINDS)))]}
-    else:
-        args = {}
-    return {"tool": tool, "args": args}
-
-
-def _is_call(c: Any) -> bool:
-    return (
-        isinstance(c, dict)
-        and isinstance(c.get("tool"), str)
-        and isinstance(c.get("args", {}), dict)
-    )
-
-
-class ToolCall(spaces.Space):
+class ToolCall(JsonSpace):
     """One tool call ``{"tool": name, "args": {...}}`` (or its JSON string).
 
     ``ToolCallSteps`` also takes a list of calls (run at once, as for parallel tool calls) or
@@ -46,21 +24,14 @@ class ToolCall(spaces.Space):
     list) ends the invocation. ``sample()`` draws a cheap read, or ``end_invocation`` one time in five.
     """
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(shape=None, dtype=None, seed=seed)
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
-
     def contains(self, x: Any) -> bool:
         if isinstance(x, str):
             return len(x) <= MAX_ACTION_CHARS
         if isinstance(x, list):
-            return all(_is_call(c) for c in x)
+            return all(is_call(c) for c in x)
         if isinstance(x, dict) and "calls" in x:
-            return isinstance(x["calls"], list) and all(_is_call(c) for c in x["calls"])
-        return _is_call(x)
+            return isinstance(x["calls"], list) and all(is_call(c) for c in x["calls"])
+        return is_call(x)
 
     def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
         if mask is not None or probability is not None:
@@ -68,31 +39,12 @@ class ToolCall(spaces.Space):
         g = self.np_random
         if g.random() < 0.2:
             return {"tool": "end_invocation", "args": {}}
-        return _sample_call(g)
-
-    def to_jsonable(self, sample_n: Any) -> list[str]:
-        return [s if isinstance(s, str) else json.dumps(s, sort_keys=True) for s in sample_n]
-
-    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
-        return [json.loads(s) for s in sample_n]
-
-    def __repr__(self) -> str:
-        return "ToolCall()"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ToolCall)
+        return sample_call(g, _READS)
 
 
-class ChatMessages(spaces.Space):
+class ChatMessages(JsonSpace):
     """A list of chat messages ``{"role": ..., "content": str}`` (tool messages add a
     ``tool_call_id``), ready to append to an OpenAI-style conversation."""
-
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(shape=None, dtype=None, seed=seed)
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, list) and all(
@@ -108,18 +60,6 @@ class ChatMessages(spaces.Space):
             raise NotImplementedError("ChatMessages.sample does not support masks")
         return [{"role": "user", "content": f"sample {int(self.np_random.integers(0, 1000))}"}]
 
-    def to_jsonable(self, sample_n: Any) -> list[str]:
-        return [json.dumps(s, sort_keys=True) for s in sample_n]
-
-    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
-        return [json.loads(s) for s in sample_n]
-
-    def __repr__(self) -> str:
-        return "ChatMessages()"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ChatMessages)
-
 
 def _is_tool_call(tc: Any) -> bool:
     if not isinstance(tc, dict):
@@ -133,18 +73,11 @@ def _is_tool_call(tc: Any) -> bool:
     )
 
 
-class AssistantTurn(spaces.Space):
+class AssistantTurn(JsonSpace):
     """A model's turn: an assistant message ``{"role": "assistant", "content": ..., "tool_calls":
     [{"id", "type": "function", "function": {"name", "arguments": "<json>"}}]}`` or just its
     ``tool_calls`` list. ``sample()`` draws one or two read calls, or (one time in five) a message
     without tool calls, which ends the invocation."""
-
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        super().__init__(shape=None, dtype=None, seed=seed)
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        return False
 
     def contains(self, x: Any) -> bool:
         if isinstance(x, list):
@@ -163,7 +96,7 @@ class AssistantTurn(spaces.Space):
             return {"role": "assistant", "content": "done for now", "tool_calls": []}
         calls = []
         for i in range(int(g.integers(1, 3))):
-            c = _sample_call(g)
+            c = sample_call(g, _READS)
             calls.append(
                 {
                     "id": f"call_{int(g.integers(0, 10**8)):08d}_{i}",
@@ -172,15 +105,3 @@ class AssistantTurn(spaces.Space):
                 }
             )
         return {"role": "assistant", "content": None, "tool_calls": calls}
-
-    def to_jsonable(self, sample_n: Any) -> list[str]:
-        return [json.dumps(s, sort_keys=True) for s in sample_n]
-
-    def from_jsonable(self, sample_n: list[str]) -> list[Any]:
-        return [json.loads(s) for s in sample_n]
-
-    def __repr__(self) -> str:
-        return "AssistantTurn()"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AssistantTurn)

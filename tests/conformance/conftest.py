@@ -7,6 +7,7 @@ in which case they fail.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -191,15 +192,14 @@ def _wait_ready(url: str, proc: subprocess.Popen, deadline_s: float) -> None:
 LIVE_BASE = (int(time.time()) // 86400 - 1) * 86400  # start of yesterday (UTC), within retention
 
 
-@pytest.fixture(scope="session")
-def live_prometheus(prometheus_bins) -> Iterator[dict]:
-    """A Prometheus 2.42 server on 127.0.0.1 serving the scenario backfilled at ``LIVE_BASE``.
+@contextlib.contextmanager
+def serve_backfilled(bins: dict[str, Path], db: TSDB, prefix: str) -> Iterator[dict]:
+    """A Prometheus 2.42 server on 127.0.0.1 serving ``db`` backfilled with promtool.
 
     Lookback is one tick minus 1 ms, which reproduces the TSDB's staleness (OpenMetrics has no
     stale markers). The engine to compare with must use ``lookback_s=TICK_S - 0.001``.
     """
-    db = build_scenario(t0=LIVE_BASE)
-    work = Path(tempfile.mkdtemp(prefix="sre-gym-prom-"))
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     proc = None
     try:
         om = work / "data.om"
@@ -208,7 +208,7 @@ def live_prometheus(prometheus_bins) -> Iterator[dict]:
         data.mkdir()
         r = subprocess.run(
             [
-                str(prometheus_bins["promtool"]),
+                str(bins["promtool"]),
                 "tsdb",
                 "create-blocks-from",
                 "openmetrics",
@@ -228,7 +228,7 @@ def live_prometheus(prometheus_bins) -> Iterator[dict]:
         with open(work / "prometheus.log", "w") as log:
             proc = subprocess.Popen(
                 [
-                    str(prometheus_bins["prometheus"]),
+                    str(bins["prometheus"]),
                     f"--config.file={cfg}",
                     f"--storage.tsdb.path={data}",
                     f"--web.listen-address=127.0.0.1:{port}",
@@ -245,7 +245,7 @@ def live_prometheus(prometheus_bins) -> Iterator[dict]:
                 raise RuntimeError(
                     f"{e}; log: {(work / 'prometheus.log').read_text()[-2000:]}"
                 ) from None
-            yield {"url": url, "tsdb": db, "base": LIVE_BASE, "workdir": work, "pid": proc.pid}
+            yield {"url": url, "workdir": work, "pid": proc.pid}
     finally:
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -255,3 +255,11 @@ def live_prometheus(prometheus_bins) -> Iterator[dict]:
                 proc.kill()
                 proc.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def live_prometheus(prometheus_bins) -> Iterator[dict]:
+    """The synthetic scenario served by Prometheus, backfilled at ``LIVE_BASE``."""
+    db = build_scenario(t0=LIVE_BASE)
+    with serve_backfilled(prometheus_bins, db, "sre-gym-prom-") as srv:
+        yield {**srv, "tsdb": db, "base": LIVE_BASE}

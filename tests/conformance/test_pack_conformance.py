@@ -19,20 +19,16 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import re
-import shutil
-import signal
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from sre_gym.backends.sim import rule_pack
 from sre_gym.telemetry.promql import Engine, PromQLError
-from sre_gym.telemetry.promtool_export import openmetrics
 
 from . import sim_scenarios as ss
-from .conftest import LIVE_BASE, TICK_S, _free_port, _unavailable, _wait_ready
+from .conftest import LIVE_BASE, TICK_S, _unavailable, serve_backfilled
 from .test_prometheus_live import _compare
 
 OB, TT, AS = "online-boutique", "train-ticket", "astronomy-shop"
@@ -115,56 +111,10 @@ def test_promtool_catches_a_wrong_expectation(prometheus_bins, built, tmp_path):
 # -- live server ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sim_prometheus(prometheus_bins):
-    """A Prometheus 2.42 server serving the overlapping-faults scenario, backfilled at
-    ``LIVE_BASE`` (lookback one tick minus 1 ms, as in ``live_prometheus``)."""
-    sc = SCENARIOS[-1]
-    db, _ = ss.scenario_tsdb(sc, t0=LIVE_BASE)
-    work = Path(tempfile.mkdtemp(prefix="sre-gym-pack-prom-"))
-    proc = None
-    try:
-        (work / "data.om").write_text(openmetrics(db))
-        data = work / "data"
-        data.mkdir()
-        r = _promtool(
-            prometheus_bins,
-            "tsdb",
-            "create-blocks-from",
-            "openmetrics",
-            str(work / "data.om"),
-            str(data),
-            cwd=work,
-        )
-        if r.returncode != 0:
-            raise RuntimeError(f"backfill failed: {r.stderr or r.stdout}")
-        cfg = work / "prometheus.yml"
-        cfg.write_text("global:\n  scrape_interval: 1h\n  evaluation_interval: 30s\n")
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        with open(work / "prometheus.log", "w") as log:
-            proc = subprocess.Popen(
-                [
-                    str(prometheus_bins["prometheus"]),
-                    f"--config.file={cfg}",
-                    f"--storage.tsdb.path={data}",
-                    f"--web.listen-address=127.0.0.1:{port}",
-                    "--storage.tsdb.retention.time=30d",
-                    f"--query.lookback-delta={TICK_S * 1000 - 1}ms",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=work,
-            )
-            _wait_ready(url, proc, 30)
-            yield {"url": url, "tsdb": db}
-    finally:
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+    """The overlapping-faults scenario served by Prometheus, backfilled at ``LIVE_BASE``."""
+    db, _ = ss.scenario_tsdb(SCENARIOS[-1], t0=LIVE_BASE)
+    with serve_backfilled(prometheus_bins, db, "sre-gym-pack-prom-") as srv:
+        yield {**srv, "tsdb": db}
 
 
 def test_pack_expressions_match_live_prometheus(sim_prometheus):

@@ -1,6 +1,7 @@
 """``rollout``: one agent over many (app, seed) pairs, serially or fanned out with Ray.
 
-Serial (no Ray imported) when ``workers`` is None or 1 and no ``address`` is given. Otherwise one Ray
+Serial (no Ray imported) when ``workers`` is None or 1, no ``address`` is given and no Ray session is
+already initialised in this process (then Ray is used, even for one worker). Otherwise one Ray
 task per (app, seed): at most ``workers`` tasks in flight (``ray.wait``), each retried by Ray when its
 worker dies (``max_retries``) and re-submitted by the driver if it still comes back as
 ``WorkerCrashedError`` (``max_resubmits``). Results are appended to ``out`` as each episode finishes,
@@ -149,6 +150,14 @@ def _describe(job: tuple) -> str:
 RESUBMIT_ERRORS = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError")
 
 
+def wants_ray(workers: int | None, address: str | None, pinned: bool = False) -> bool:
+    """Whether to fan out with Ray: an address, more than one worker, pinning options, or a Ray
+    session the caller already initialised (looked up without importing Ray)."""
+    ray = sys.modules.get("ray")
+    running = ray is not None and bool(getattr(ray, "is_initialized", lambda: False)())
+    return address is not None or (workers is not None and workers > 1) or pinned or running
+
+
 def map_tasks(
     fn: Callable[..., Any],
     jobs: Sequence[tuple],
@@ -163,7 +172,7 @@ def map_tasks(
     """Call ``fn(*jobs[i])`` for every i, serially or as Ray tasks; ``on_result(i, value)`` as each
     finishes (in completion order). ``fn`` must be importable (a module-level function)."""
     if use_ray is None:
-        use_ray = address is not None or (workers is not None and workers > 1)
+        use_ray = wants_ray(workers, address)
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     if not use_ray:
@@ -254,11 +263,7 @@ def rollout(
     todo = [k for k in keys if k not in done]
     bdir = None if bundle_dir is None else str(bundle_dir)
     jobs = [(agent, app, seed, bdir, name) for app, seed in todo]
-    use_ray = (
-        address is not None
-        or (workers is not None and workers > 1)
-        or bool(cluster or resources or label_selector)
-    )
+    use_ray = wants_ray(workers, address, bool(cluster or resources or label_selector))
     bar = Progress(
         len(todo),
         f"rollout {name}" + (f" ({workers} workers)" if use_ray and workers else ""),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
+import types
 
 import pytest
 
@@ -17,6 +19,7 @@ from sre_gym.rollouts.runner import (
     parse_seeds,
     rollout,
     task_options,
+    wants_ray,
 )
 
 APP = "online-boutique"
@@ -143,6 +146,17 @@ def test_map_tasks_serial_and_bad_workers():
     assert got == {0: (3, 1), 1: (2, 1)}
     with pytest.raises(ValueError, match="workers must be >= 1"):
         map_tasks(divmod, [(1, 1)], got.__setitem__, workers=0, use_ray=False)
+
+
+def test_wants_ray_follows_arguments_and_a_running_session(monkeypatch):
+    monkeypatch.delitem(sys.modules, "ray", raising=False)
+    assert not wants_ray(None, None) and not wants_ray(1, None)
+    assert wants_ray(2, None) and wants_ray(None, "auto") and wants_ray(1, None, pinned=True)
+    # A session the caller initialised is used even for one worker (so one-worker timings are Ray's).
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: True))
+    assert wants_ray(None, None) and wants_ray(1, None)
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: False))
+    assert not wants_ray(1, None)
 
 
 # ---------------------------------------------------------------------- Ray path

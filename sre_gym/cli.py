@@ -58,7 +58,7 @@ def _run(a: argparse.Namespace) -> int:
     import sre_gym  # noqa: F401  (registers the env)
     from sre_gym.agents import make_agent
 
-    env = gym.make("SREMarathon-v0", app=a.app, bundle_dir=a.bundle_dir)
+    env = gym.make("SREMarathon-v0", app=a.app, bundle_dir=a.bundle_dir, schedule=a.schedule)
     agent = make_agent(a.agent, env=env, seed=a.seed)
     obs, info = env.reset(seed=a.seed)
     total = 0.0
@@ -101,14 +101,14 @@ def _schedule(a: argparse.Namespace) -> int:
 
     if a.stats:
         return _schedule_stats(a)
-    sched = schedule(a.app, a.seed)
+    sched = schedule(a.app, a.seed, profile=a.profile)
     if a.json:
         print(sched.to_json())
         return 0
     faults = {f.id: f for f in load_catalog(a.app).faults}
     conc = sched.concurrency()
     print(
-        f"schedule  app={a.app}  seed={a.seed}  faults={len(sched.faults)}  deploys={len(sched.deploys)}  "
+        f"schedule  app={a.app}  seed={a.seed}  profile={sched.profile}  faults={len(sched.faults)}  deploys={len(sched.deploys)}  "
         f"mean concurrency={conc.mean():.2f}  peak={conc.max()}  (ground truth: never shown to agents)"
     )
     for sf in sched.faults:
@@ -119,26 +119,29 @@ def _schedule(a: argparse.Namespace) -> int:
     return 0
 
 
-def parse_seeds(spec: str) -> list[int]:
-    """``0-49``, ``3`` or ``0,2,5-7``."""
-    out: list[int] = []
-    for part in spec.split(","):
-        lo, _, hi = part.strip().partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise SystemExit(f"error: bad seed range {spec!r} (use e.g. 0-49 or 0,2,5-7)")
-        out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
-    return out
+def profile_arg(spec: str) -> Any:
+    """A schedule profile from the command line: a name, or a JSON object of its fields."""
+    from sre_gym.orchestrator.profiles import profile_from
+
+    try:
+        return profile_from(json.loads(spec) if spec.lstrip().startswith("{") else spec)
+    except ValueError as e:  # JSONDecodeError is one too
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _schedule_stats(a: argparse.Namespace) -> int:
     import numpy as np
 
     from sre_gym.orchestrator import schedule
+    from sre_gym.rollouts.runner import parse_seeds
 
-    seeds = parse_seeds(a.seeds)
+    try:
+        seeds = parse_seeds(a.seeds)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     n, avg, peak, dur = [], [], [], []
     for s in seeds:
-        sc = schedule(a.app, s)
+        sc = schedule(a.app, s, profile=a.profile)
         c = sc.concurrency()
         n.append(len(sc.faults))
         avg.append(float(c.mean()))
@@ -206,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--agent", default="runbook")
     r.add_argument("--bundle-dir", default=None, help="write a sealed evidence bundle here")
+    r.add_argument(
+        "--schedule",
+        type=profile_arg,
+        default="marathon",
+        help="schedule profile: marathon, short, single, or a JSON object of its fields",
+    )
     r.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     r.add_argument(
         "-v", "--verbose", action="store_true", help="print per-invocation rewards to stderr"
@@ -217,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--stats", action="store_true", help="calibration figures over --seeds")
     s.add_argument("--seeds", default="0-49", help="seed range for --stats, e.g. 0-49")
+    s.add_argument(
+        "--profile",
+        type=profile_arg,
+        default="marathon",
+        help="schedule profile: marathon, short, single, or a JSON object of its fields",
+    )
     s.set_defaults(fn=_schedule)
     sc = sub.add_parser("score", help="verify a bundle and re-score it offline")
     sc.add_argument("bundle")

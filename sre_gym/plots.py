@@ -159,7 +159,7 @@ def fault_timeline(
     ax = fig.axes[0]
     strip = -1.5  # the row of all interventions, under the faults
     ax.axvspan(m(ep0), m(ep1), color="#f7f7f7", zorder=0)
-    inj_end = ep0 + 3600
+    inj_end = float(man.get("inject_end", ep0 + 3600))  # no new faults after it
     if inj_end < ep1:
         ax.axvline(m(inj_end), color="#888888", lw=0.8, ls=":", zorder=1)
     for row, d in enumerate(details):

@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from sre_gym.cli import main
 
 
@@ -41,3 +43,25 @@ def test_run_prints_a_scorecard_table(capsys):
     assert main(["run", "--seed", "0", "--agent", "noop"]) == 0
     out = capsys.readouterr().out
     assert "Marathon-Score" in out and "0.00" in out
+
+
+def test_schedule_and_run_take_a_schedule_profile(capsys):
+    assert main(["schedule", "--profile", "single", "--seed", "4", "--json"]) == 0
+    sched = json.loads(capsys.readouterr().out)
+    assert (sched["profile"], sched["duration_s"], len(sched["faults"])) == ("single", 1200, 1)
+    spec = '{"profile": "short", "categories": ["code"]}'
+    assert main(["schedule", "--profile", spec, "--stats", "--seeds", "0-2", "--json"]) == 0
+    assert 6 <= json.loads(capsys.readouterr().out)["faults_per_run_mean"] <= 8
+    assert main(["run", "--schedule", "single", "--agent", "oracle", "--json"]) == 0
+    card = json.loads(capsys.readouterr().out)["scorecard"]
+    assert card["n_faults"] == 1 and card["marathon_score"] == 100.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [("weekend", "unknown schedule profile 'weekend'"), ("{oops", "Expecting property name")],
+)
+def test_bad_schedule_profile_is_a_usage_error(capsys, spec, why):
+    with pytest.raises(SystemExit) as e:
+        main(["schedule", "--profile", spec])
+    assert e.value.code == 2 and why in capsys.readouterr().err

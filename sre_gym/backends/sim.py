@@ -12,7 +12,7 @@ from sre_gym.orchestrator.noise import Noise
 from sre_gym.orchestrator.schedule import Schedule, schedule
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.sim import k8s_view
-from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.cluster import TICK_S, WARMUP_S, SimCluster, SimError
 from sre_gym.sim.source_trees import PipelineError
 from sre_gym.sim.state import EPOCH, rfc3339
 from sre_gym.telemetry import logs as logs_mod
@@ -57,12 +57,14 @@ class SimBackend:
         scoring: ScoringConfig | None = None,
     ) -> None:
         self.app, self.seed, self.release = app, int(seed), release
-        self.cluster = SimCluster(app, seed, release=release)
+        self.schedule = sched if sched is not None else schedule(app, seed, release)
+        self.cluster = SimCluster(
+            app, seed, release=release, horizon_s=WARMUP_S + self.schedule.duration_s
+        )
         self.t0 = float(EPOCH)
         self.tick_s = TICK_S
         self.episode_start = float(EPOCH + WARMUP_S)
-        self.episode_end = self.episode_start + EPISODE_S
-        self.schedule = sched if sched is not None else schedule(app, seed, release)
+        self.episode_end = self.episode_start + self.schedule.duration_s
         cfg = scoring or ScoringConfig()
         self.injector = Injector(
             self.cluster,

@@ -13,42 +13,50 @@ from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
-from sre_gym.orchestrator.schedule import Schedule, ScheduledFault
+from sre_gym.orchestrator.profiles import INVOCATION_S, ScheduleProfile, profile_from
+from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import score
-from sre_gym.sim.cluster import EPISODE_S
+from sre_gym.sim.cluster import EPISODE_S, WARMUP_S
 from sre_gym.sim.state import EPOCH
 from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
 from sre_gym.tools.specs import BUDGET_S
 
-INVOCATION_S = 120
-N_INVOCATIONS = EPISODE_S // INVOCATION_S  # 45
+N_INVOCATIONS = (
+    EPISODE_S // INVOCATION_S
+)  # 45 in the marathon profile; env.n_invocations in general
 MAX_CALLS = 64
 ALERTS_CHARS = 1 << 21
 RESULTS_CHARS = 1 << 21
 INCIDENTS_CHARS = 1 << 20
 NOTES_CHARS = 1 << 16
-_NOACTION_CACHE: dict[tuple[str, str, int], np.ndarray] = {}
+_NOACTION_CACHE: dict[tuple[str, str, int, str], np.ndarray] = {}
 
 
-def noaction_entry(release: str, app: str, seed: int) -> np.ndarray:
-    """Entry-point traffic of the same marathon with nobody acting (cached per process)."""
-    key = (release, app, int(seed))
+def noaction_entry(release: str, app: str, seed: int, sched: Schedule | None = None) -> np.ndarray:
+    """Entry-point traffic of the same run (same schedule) with nobody acting (cached per process)."""
+    sched = sched if sched is not None else schedule(app, seed, release)
+    key = (release, app, int(seed), sched.to_json())
     arr = _NOACTION_CACHE.get(key)
     if arr is None:
-        b = SimBackend(app, seed, release=release)
+        b = SimBackend(app, seed, release=release, sched=sched)
         b.advance_to(b.episode_end)
         arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
     return arr
 
 
-def custom_schedule(app: str, seed: int, release: str, faults: Any) -> Schedule | None:
+def custom_schedule(
+    app: str, seed: int, release: str, faults: Any, prof: ScheduleProfile | None = None
+) -> Schedule | None:
     """A hand-picked schedule from ``reset(options={"faults": [...]})``: fault ids (each starts a
     minute into the episode for 6 minutes) or ``{"fault": id, "start": s, "end": e}`` (seconds after
-    the episode start). For curricula, fault studies and catalog validation; None means seeded."""
+    the episode start), in a run as long as ``prof`` says (the marathon's 90 minutes by default). For
+    curricula, fault studies and catalog validation; None means seeded."""
     if faults is None:
         return None
+    prof = prof if prof is not None else profile_from(None)
+    duration = prof.duration_s
     from sre_gym.catalogs import load_catalog
 
     # quarantined faults may be picked by hand (to re-validate them); seeded schedules leave them out
@@ -61,12 +69,15 @@ def custom_schedule(app: str, seed: int, release: str, faults: Any) -> Schedule 
             raise ValueError(f"options['faults'][{i}]: unknown fault {spec!r} for {app}")
         start = int(spec.get("start", 60))
         end = int(spec.get("end", start + 360))
-        if not (0 <= start < end <= EPISODE_S) or start % 15 or end % 15:
+        if not (0 <= start < end <= duration) or start % 15 or end % 15:
             raise ValueError(
-                f"options['faults'][{i}]: start/end must be multiples of 15 s inside the episode"
+                f"options['faults'][{i}]: start/end must be multiples of 15 s inside the "
+                f"{duration} s episode"
             )
         out.append(ScheduledFault(i, spec["fault"], start, end))
-    return Schedule(release, app, int(seed), tuple(out), ())
+    return Schedule(
+        release, app, int(seed), tuple(out), (), duration, duration, f"{prof.name}+faults"
+    )
 
 
 def parse_action(action: Any) -> tuple[list[Any], str | None, dict | None, str | None]:
@@ -121,8 +132,8 @@ class SREMarathonEnv(gym.Env):
     """
     ## Description
 
-    An SRE agent operates a microservice application (Online Boutique) on a simulated Kubernetes cluster
-    for a 90-minute marathon. A seeded orchestrator injects about sixty overlapping faults over the
+    An SRE agent operates a microservice application (Online Boutique, Train Ticket or Astronomy Shop)
+    on a simulated Kubernetes cluster for a 90-minute marathon. A seeded orchestrator injects about sixty overlapping faults over the
     first 60 minutes with increasing intensity (bad commits and config changes through the build
     pipeline, resource, network, dependency and node trouble), each active for 4-12 minutes unless
     repaired; the last 30 minutes bring no new faults. The agent never learns when a fault starts: it
@@ -142,7 +153,8 @@ class SREMarathonEnv(gym.Env):
 
     ## Observation Space
 
-    `Dict` of `time` (simulated unix seconds), `invocation` (0-45), and printable-ASCII JSON text:
+    `Dict` of `time` (simulated unix seconds), `invocation` (0-45 in a marathon), and printable-ASCII
+    JSON text:
     `alerts` (cumulative alert history: id, name, severity, state, labels, starts/ends, summary),
     `tool_results` (results of the previous step's calls, in order), `incidents` (open incidents the
     agent reported) and `notes` (the agent's persistent workspace: whatever the last action's `"notes"`
@@ -161,7 +173,8 @@ class SREMarathonEnv(gym.Env):
 
     ## Episode End
 
-    Terminates after 45 invocations (90 simulated minutes). There is no truncation. The last step's
+    Terminates after 45 invocations (90 simulated minutes; `env.n_invocations` under another schedule
+    profile). There is no truncation. The last step's
     `info["scorecard"]` holds every metric; with `bundle_dir` set, `info["bundle"]` is the sealed bundle.
 
     ## Arguments
@@ -169,7 +182,11 @@ class SREMarathonEnv(gym.Env):
     `app` ("online-boutique"), `bundle_dir` (write a sealed evidence bundle there), `render_mode`
     ("ansi" or None), `scoring` (a `ScoringConfig`), `profile` (the access profile: "confined",
     "shell-visible", "build-capable" or the default "full"; see `sre_gym.tools.policy`; a tool outside
-    it is refused, not penalised; recorded in the bundle manifest).
+    it is refused, not penalised; recorded in the bundle manifest), `schedule` (the schedule profile:
+    "marathon", the default; "short", 30 minutes with 6-8 faults at an even rate; "single", one fault in
+    20 minutes; or a dict of `sre_gym.orchestrator.ScheduleProfile` fields such as
+    `{"profile": "short", "categories": ["code"], "n_faults": [3, 3]}`; recorded in the manifest).
+    `reset(options={"faults": [...]})` replaces the seeded schedule with hand-placed faults.
 
     ## Invocation API
 
@@ -187,6 +204,7 @@ class SREMarathonEnv(gym.Env):
         render_mode: str | None = None,
         scoring: ScoringConfig | None = None,
         profile: str = DEFAULT_PROFILE,
+        schedule: str | dict | ScheduleProfile | None = None,
     ) -> None:
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
@@ -198,11 +216,18 @@ class SREMarathonEnv(gym.Env):
         self.render_mode = render_mode
         self.scoring = scoring or ScoringConfig()
         self.profile = check_profile(profile)
+        self.schedule_profile = profile_from(schedule)
+        self.n_invocations = self.schedule_profile.invocations
         self.action_space = ToolCalls(MAX_CALLS)
         self.observation_space = spaces.Dict(
             {
-                "time": spaces.Box(low=EPOCH, high=EPOCH + 7200, shape=(), dtype=np.int64),
-                "invocation": spaces.Discrete(N_INVOCATIONS + 1),
+                "time": spaces.Box(
+                    low=EPOCH,
+                    high=EPOCH + WARMUP_S + self.schedule_profile.duration_s + 1200,
+                    shape=(),
+                    dtype=np.int64,
+                ),
+                "invocation": spaces.Discrete(self.n_invocations + 1),
                 "alerts": text(ALERTS_CHARS),
                 "tool_results": text(RESULTS_CHARS),
                 "incidents": text(INCIDENTS_CHARS),
@@ -219,9 +244,13 @@ class SREMarathonEnv(gym.Env):
         super().reset(seed=seed)
         run_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         self.run_seed = run_seed
-        custom = custom_schedule(self.app, run_seed, self.release, (options or {}).get("faults"))
+        prof = self.schedule_profile
+        custom = custom_schedule(
+            self.app, run_seed, self.release, (options or {}).get("faults"), prof
+        )
+        sched = custom if custom is not None else schedule(self.app, run_seed, self.release, prof)
         self.backend = b = SimBackend(
-            self.app, run_seed, release=self.release, scoring=self.scoring, sched=custom
+            self.app, run_seed, release=self.release, scoring=self.scoring, sched=sched
         )
         b.advance_to(b.episode_start)
         from sre_gym import __version__
@@ -237,14 +266,16 @@ class SREMarathonEnv(gym.Env):
                     "id": "SREMarathon-v0",
                     "invocation_s": INVOCATION_S,
                     "budget_s": BUDGET_S,
-                    "invocations": N_INVOCATIONS,
+                    "invocations": self.n_invocations,
                     "profile": self.profile,
+                    "schedule_profile": prof.model_dump(mode="json"),
                 },
                 "scoring": self.scoring.to_dict(),
                 "t0": b.t0,
                 "tick_s": b.tick_s,
                 "episode_start": b.episode_start,
                 "episode_end": b.episode_end,
+                "inject_end": b.episode_start + b.schedule.inject_s,
                 "n_faults": len(b.schedule.faults),
                 "schedule": "custom" if custom is not None else "seeded",
             }
@@ -285,7 +316,7 @@ class SREMarathonEnv(gym.Env):
     def _check_running(self) -> None:
         if getattr(self, "backend", None) is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        if self.invocation >= N_INVOCATIONS:
+        if self.invocation >= self.n_invocations:
             raise gym.error.ResetNeeded("the episode is over; call reset()")
 
     def begin_invocation(self, n_calls: int | None = None) -> None:
@@ -394,7 +425,7 @@ class SREMarathonEnv(gym.Env):
         t_end = op["t_start"] + INVOCATION_S
         b.advance_to(t_end)
         self._drain()
-        terminated = self.invocation >= N_INVOCATIONS
+        terminated = self.invocation >= self.n_invocations
         if terminated:
             self._finish()
         card = score(self.evidence, cutoff=t_end, config=self.scoring)
@@ -423,7 +454,7 @@ class SREMarathonEnv(gym.Env):
         alerts = self.backend.alerts(self.backend.now)
         firing = [a for a in alerts if a["state"] == "firing"]
         lines = [
-            f"SREMarathon-v0 {self.app} seed={self.run_seed} invocation {self.invocation}/{N_INVOCATIONS} "
+            f"SREMarathon-v0 {self.app} seed={self.run_seed} invocation {self.invocation}/{self.n_invocations} "
             f"score={self.score_now:.2f}",
             f"alerts: {len(firing)} firing, {len(alerts)} in history; open incidents: {len(self.toolbox.open_incidents())}",
         ]
@@ -448,7 +479,9 @@ class SREMarathonEnv(gym.Env):
         """Attach the no-action counterfactual; a run without executed interventions is its own."""
         ev = self.evidence
         if any(e["type"] == "intervention" for e in ev.events):
-            ev.arrays["entry_noaction"] = noaction_entry(self.release, self.app, self.run_seed)
+            ev.arrays["entry_noaction"] = noaction_entry(
+                self.release, self.app, self.run_seed, self.backend.schedule
+            )
         else:
             ev.arrays["entry_noaction"] = ev.arrays["entry"].copy()
 

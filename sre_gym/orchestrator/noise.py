@@ -31,7 +31,7 @@ import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import App, parse_cpu
-from sre_gym.orchestrator.schedule import EPISODE_S, Schedule
+from sre_gym.orchestrator.schedule import Schedule
 from sre_gym.rng import Streams
 
 KINDS = ("cpu_burst", "cpu_flap", "latency_blip", "noisy_neighbour")
@@ -190,7 +190,8 @@ def plan(
     cat = load_catalog(app_name)
     app = cat.app
     g = Streams(release, app_name, sched.seed).gen("noise")
-    n = int(round(prm.per_hour * EPISODE_S / 3600.0))
+    episode = sched.duration_s
+    n = int(round(prm.per_hour * episode / 3600.0))
     u = g.random((n, _DRAWS))
     util = baseline_utilisation(app)
     fanout = _fanout(app)
@@ -202,7 +203,7 @@ def plan(
     busy: list[tuple[str, int, int]] = []  # (service, start, end) of events planned so far
     for i in range(n):
         r = u[i]
-        t0 = int((i + r[0]) / n * (EPISODE_S - 240)) // 15 * 15
+        t0 = int((i + r[0]) / n * (episode - 240)) // 15 * 15
         kind = KINDS[int(np.searchsorted(cum, r[1], side="right"))]
 
         def span(lohi: tuple[int, int], x: float) -> int:
@@ -221,7 +222,7 @@ def plan(
             phases = [(t0, t0 + span(prm.blip_s, r[3]))]
         else:
             phases = [(t0, t0 + span(prm.neighbour_s, r[3]))]
-        phases = [(a, min(b, EPISODE_S)) for a, b in phases if a < EPISODE_S]
+        phases = [(a, min(b, episode)) for a, b in phases if a < episode]
         lo, hi = phases[0][0], phases[-1][1]
         bad_svcs, bad_nodes = _off_limits(app_name, sched, lo, hi)
         if kind == "noisy_neighbour":

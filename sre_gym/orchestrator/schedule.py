@@ -1,10 +1,12 @@
-"""The seeded fault schedule: a pure function of (release, app, seed).
+"""The seeded fault schedule: a pure function of (release, app, seed, profile).
 
 Arrivals are stratified over an intensity that grows through the 60-minute injection window (so load
 ramps up and arrivals do not clump the way a Poisson process would); durations are triangular on 4-12
 minutes with the mode at 4; each arrival takes a catalog fault that does not conflict with what is
 active (one change in flight per deployment, no fault twice at once), preferring faults used least.
-Ordinary deploys are spread over the whole run on services no fault is touching at the time.
+Ordinary deploys are spread over the whole run on services no fault is touching at the time. That is
+the ``marathon`` profile; ``profiles.py`` holds the others (``short``, ``single``, explicit fields),
+which change the run's length, the window, the count, the ramp and the faults to draw from.
 
 The schedule is ground truth: the env never shows it to the agent.
 """
@@ -18,6 +20,7 @@ import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import Fault
+from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
 from sre_gym.rng import Streams
 
 TICK_S = 15
@@ -74,12 +77,18 @@ class Schedule:
     seed: int
     faults: tuple[ScheduledFault, ...]
     deploys: tuple[ScheduledDeploy, ...]
+    duration_s: int = EPISODE_S  # the run's length (after the warm-up)
+    inject_s: int = INJECT_S  # faults start only before this
+    profile: str = "marathon"
 
     def to_dict(self) -> dict:
         return {
             "release": self.release,
             "app": self.app,
             "seed": self.seed,
+            "profile": self.profile,
+            "duration_s": self.duration_s,
+            "inject_s": self.inject_s,
             "faults": [asdict(f) for f in self.faults],
             "deploys": [asdict(d) for d in self.deploys],
         }
@@ -89,7 +98,7 @@ class Schedule:
 
     def concurrency(self, step: int = TICK_S) -> np.ndarray:
         """Active faults at every tick of the injection window."""
-        grid = np.arange(0, INJECT_S, step)
+        grid = np.arange(0, self.inject_s, step)
         s = np.array([f.start for f in self.faults])
         e = np.array([f.end for f in self.faults])
         if not len(s):
@@ -107,21 +116,40 @@ def _conflicts(a: Fault, b: Fault) -> bool:
     return a.mechanism in infra and b.mechanism in infra
 
 
-def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
-    """The fault and deploy schedule of one marathon (same inputs, same schedule, everywhere)."""
+def schedule(
+    app: str,
+    seed: int,
+    release: str = RELEASE,
+    profile: str | dict | ScheduleProfile | None = None,
+) -> Schedule:
+    """The fault and deploy schedule of one run (same inputs, same schedule, everywhere).
+
+    ``profile`` is a name (``marathon``, the default; ``short``; ``single``), a dict of
+    ``ScheduleProfile`` fields or a ``ScheduleProfile``; fields it leaves ``None`` take the app's
+    calibration (the fault count keeps the calibrated rate over the injection window). A window that
+    would outlast the run is cut at its end."""
+    prof = profile_from(profile)
     cat = load_catalog(app)
     prm = PARAMS[app]
+    inject, episode = prof.injection_s, prof.duration_s
+    if prof.n_faults is not None:
+        n_min, n_max = prof.n_faults
+    else:  # the app's calibrated arrival rate over this injection window
+        n_min, n_max = (max(1, round(x * inject / INJECT_S)) for x in (prm.n_min, prm.n_max))
+    k = prm.intensity_power if prof.intensity_power is None else prof.intensity_power
+    a = prm.intensity_offset if prof.intensity_offset is None else prof.intensity_offset
+    min_s, mode_s, max_s = prof.window_s or (prm.min_s, prm.mode_s, prm.max_s)
+    per_hour = prm.deploys_per_hour if prof.deploys_per_hour is None else prof.deploys_per_hour
     g = Streams(release, app, int(seed)).gen("schedule")
-    n = int(g.integers(prm.n_min, prm.n_max + 1))
-    k, a = prm.intensity_power, prm.intensity_offset
-    u = (np.arange(n) + g.random(n)) / n
+    n = int(g.integers(n_min, n_max + 1))
+    u = (np.arange(n) + g.random(n)) / max(n, 1)
     lo, hi = a ** (k + 1), (a + 1) ** (k + 1)
-    starts = ((lo + u * (hi - lo)) ** (1 / (k + 1)) - a) * INJECT_S
-    starts = np.minimum((starts // TICK_S) * TICK_S, INJECT_S - TICK_S).astype(int)
-    durs = g.triangular(prm.min_s, prm.mode_s, prm.max_s, n)
-    durs = np.clip((durs // TICK_S) * TICK_S, prm.min_s, prm.max_s).astype(int)
+    starts = ((lo + u * (hi - lo)) ** (1 / (k + 1)) - a) * inject
+    starts = np.minimum((starts // TICK_S) * TICK_S, inject - TICK_S).astype(int)
+    durs = g.triangular(min_s, mode_s, max_s, n) if max_s > min_s else np.full(n, float(min_s))
+    durs = np.clip((durs // TICK_S) * TICK_S, min_s, max_s).astype(int)
     picks = g.random(n)
-    faults = list(cat.faults)
+    faults = prof.pick(list(cat.faults), app)
     uses = {f.id: 0 for f in faults}
     active: list[tuple[int, Fault]] = []
     out: list[ScheduledFault] = []
@@ -130,7 +158,7 @@ def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
         while True:
             active = [(e, f) for e, f in active if e > s]
             ok = [f for f in faults if not any(_conflicts(f, af) for _, af in active)]
-            if ok or s + TICK_S >= INJECT_S:
+            if ok or s + TICK_S >= inject:
                 break
             s += TICK_S  # everything conflicts right now: the arrival waits for a fault to end
         if not ok:
@@ -139,8 +167,9 @@ def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
         pool = [f for f in ok if uses[f.id] == least]
         f = pool[int(picks[i] * len(pool))]
         uses[f.id] += 1
-        active.append((s + d, f))
-        out.append(ScheduledFault(len(out), f.id, s, s + d))
+        end = min(s + d, episode)
+        active.append((end, f))
+        out.append(ScheduledFault(len(out), f.id, s, end))
     # ordinary deploys on services untouched by any fault around that time; a change that delivers a
     # fault (quarantined ones included) or carries a defect is never ordinary
     named = {f.change for f in load_catalog(app, include_quarantined=True).faults if f.change}
@@ -148,10 +177,9 @@ def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
     deploys: list[ScheduledDeploy] = []
     by_id = {f.id: f for f in faults}
     if benign:
-        m = int(round(prm.deploys_per_hour * EPISODE_S / 3600))
-        times = ((np.arange(m) + g.random(m)) / m * (EPISODE_S - 300) // TICK_S * TICK_S).astype(
-            int
-        )
+        m = int(round(per_hour * episode / 3600))
+        times = (np.arange(m) + g.random(m)) / max(m, 1) * (episode - 300) // TICK_S * TICK_S
+        times = times.astype(int)
         choice = g.random(m)
         for t, c in zip(times, choice, strict=True):
             busy = {
@@ -165,4 +193,4 @@ def schedule(app: str, seed: int, release: str = RELEASE) -> Schedule:
             pool = [ch for ch in benign if ch.service not in busy]
             if pool:
                 deploys.append(ScheduledDeploy(pool[int(c * len(pool))].id, int(t)))
-    return Schedule(release, app, int(seed), tuple(out), tuple(deploys))
+    return Schedule(release, app, int(seed), tuple(out), tuple(deploys), episode, inject, prof.name)

@@ -69,6 +69,7 @@ def _rollout(a: argparse.Namespace) -> int:
             resources=resources,
             label_selector=labels,
             progress=not a.quiet,
+            schedule=a.schedule,
         )
         records += res.records
         print(
@@ -112,6 +113,7 @@ def _common(p: argparse.ArgumentParser, seeds: str) -> None:
 def register(subparsers: Any) -> None:
     """Add the ``rollout`` and ``qualify`` subcommands."""
     from sre_gym.catalogs import APPS
+    from sre_gym.cli import profile_arg
 
     r = subparsers.add_parser(
         "rollout",
@@ -121,6 +123,12 @@ def register(subparsers: Any) -> None:
     r.add_argument("--apps", default=",".join(APPS), help="comma-separated apps (default: all)")
     _common(r, "0-9")
     r.add_argument("--out", default=None, help="results file (.jsonl or .parquet); reruns resume")
+    r.add_argument(
+        "--schedule",
+        type=profile_arg,
+        default="marathon",
+        help="schedule profile: marathon, short, single, or a JSON object of its fields",
+    )
     r.add_argument("--bundle-dir", default=None, help="write a sealed bundle per episode here")
     r.add_argument("--cluster", default=None, help="pin tasks to Ray nodes labelled with it")
     r.add_argument("--resources", default=None, help="custom Ray resources per task, JSON")

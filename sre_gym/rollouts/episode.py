@@ -92,18 +92,22 @@ def run_episode(
     seed: int,
     bundle_dir: str | None = None,
     agent_name: str | None = None,
+    schedule: Any = None,
 ) -> dict[str, Any]:
-    """Play one episode and return its record: agent, app, seed, release, scorecard, return, bundle."""
+    """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
+    ``profile_key``), scorecard, return, bundle. ``schedule`` is the env's schedule profile."""
     import gymnasium as gym
 
     import sre_gym  # noqa: F401  (registers the env in this process, e.g. a Ray worker)
     from sre_gym.catalogs import RELEASE
+    from sre_gym.orchestrator.profiles import profile_key
 
     seed = int(seed)
-    env = gym.make(ENV_ID, app=app, bundle_dir=bundle_dir)
+    env = gym.make(ENV_ID, app=app, bundle_dir=bundle_dir, schedule=schedule)
     try:
         policy = build_agent(agent, env, seed)
         info, total = play(env, policy, seed)
+        sched = profile_key(env.unwrapped.schedule_profile)
     finally:
         env.close()
     return {
@@ -111,6 +115,7 @@ def run_episode(
         "app": app,
         "seed": seed,
         "release": RELEASE,
+        "schedule": sched,
         "scorecard": info["scorecard"],
         "return": total,
         "bundle": info.get("bundle"),

@@ -19,20 +19,27 @@ from typing import Any
 
 from sre_gym.scoring.leaderboard import flatten
 
-Key = tuple[str, str, str, int]  # release, agent, app, seed
-ID_COLUMNS = ("agent", "app", "seed")
+Key = tuple[str, str, str, int, str]  # release, agent, app, seed, schedule profile
+ID_COLUMNS = ("agent", "app", "seed", "schedule")
 
 
 def record_key(rec: dict[str, Any]) -> Key:
-    return (str(rec.get("release", "")), str(rec["agent"]), str(rec["app"]), int(rec["seed"]))
+    return (
+        str(rec.get("release", "")),
+        str(rec["agent"]),
+        str(rec["app"]),
+        int(rec["seed"]),
+        str(rec.get("schedule", "marathon")),  # records from before profiles are marathons
+    )
 
 
 def row(rec: dict[str, Any]) -> dict[str, Any]:
-    """One flat table row: agent, app, seed, then every scorecard key (nested ones dotted)."""
+    """One flat table row: agent, app, seed, schedule, then every scorecard key (nested ones dotted)."""
     return {
         "agent": rec["agent"],
         "app": rec["app"],
         "seed": int(rec["seed"]),
+        "schedule": str(rec.get("schedule", "marathon")),
         **flatten(rec["scorecard"]),
     }
 

@@ -240,14 +240,20 @@ def rollout(
     max_resubmits: int = 3,
     progress: bool = True,
     progress_stream: TextIO | None = None,
+    schedule: Any = None,
 ) -> RolloutResults:
     """Run ``agent`` on every (app, seed) and return the records (see the module docstring).
 
     ``agent`` is a baseline name or a picklable factory (optionally taking ``env=``/``seed=``) that
     returns a policy ``policy(obs, info) -> action``. ``out`` (``.jsonl`` or ``.parquet``) keeps the
-    results and lets a rerun skip finished (app, seed) pairs of the same agent and release.
+    results and lets a rerun skip finished (app, seed) pairs of the same agent, release and schedule
+    profile (``schedule``: a name, dict or ``ScheduleProfile``; the marathon by default).
     """
     from sre_gym.catalogs import RELEASE
+    from sre_gym.orchestrator.profiles import profile_from, profile_key
+
+    prof = profile_from(schedule)
+    sched = profile_key(prof)
 
     t0 = time.monotonic()
     app_list, seed_list = parse_apps(apps), parse_seeds(seeds)
@@ -258,11 +264,11 @@ def rollout(
     if store is not None:
         for rec in store.load():
             k = record_key(rec)
-            if k[0] == RELEASE and k[1] == name:
+            if k[0] == RELEASE and k[1] == name and k[4] == sched:
                 done[(k[2], k[3])] = rec
     todo = [k for k in keys if k not in done]
     bdir = None if bundle_dir is None else str(bundle_dir)
-    jobs = [(agent, app, seed, bdir, name) for app, seed in todo]
+    jobs = [(agent, app, seed, bdir, name, prof) for app, seed in todo]
     use_ray = wants_ray(workers, address, bool(cluster or resources or label_selector))
     bar = Progress(
         len(todo),

@@ -91,7 +91,7 @@ def _compact(x: Any, limit: int, tail: bool = False) -> str:
     return s if len(s) <= limit + 200 else s[:limit] + f"... [{len(s) - limit} more characters]"
 
 
-def system_prompt(app: str, profile: str) -> str:
+def system_prompt(app: str, profile: str, invocations: int = N_INVOCATIONS) -> str:
     """The situation and the rules, from public facts only (the app, the tools, the policy)."""
     a = load_app(app)
     names = [n for n in TOOLS if n in PROFILES[profile]]
@@ -99,7 +99,7 @@ def system_prompt(app: str, profile: str) -> str:
     return ascii_text(
         f"You are the on-call site reliability engineer for {a.title}, {len(a.serving)} services "
         f"on Kubernetes in namespace {a.namespace} (entry point: {a.entrypoint}). For "
-        f"{N_INVOCATIONS * INVOCATION_S // 60} simulated minutes, faults keep arriving without "
+        f"{invocations * INVOCATION_S // 60} simulated minutes, faults keep arriving without "
         "notice and overlap: bad commits and config changes, resource, network, dependency and node "
         "trouble. You see them only through alerts and telemetry.\n"
         f"You are invoked every {INVOCATION_S} s with what changed. Within an invocation you have "
@@ -169,7 +169,12 @@ class ChatObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         if self._reset_pending:
             self._reset_pending = False
             msgs.append(
-                {"role": "system", "content": system_prompt(self.base.app, self.base.profile)}
+                {
+                    "role": "system",
+                    "content": system_prompt(
+                        self.base.app, self.base.profile, self.base.n_invocations
+                    ),
+                }
             )
         else:
             problems: list[str] = []
@@ -228,12 +233,12 @@ class ChatObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     def _situation(self, obs: dict[str, Any]) -> str:
         inv = int(obs["invocation"])
         t = int(obs["time"])
-        if inv >= N_INVOCATIONS:
-            head = f"The marathon is over ({rfc3339(t)}). No further invocations."
+        n = self.base.n_invocations
+        if inv >= n:
+            head = f"The run is over ({rfc3339(t)}). No further invocations."
         else:
             head = (
-                f"Invocation {inv + 1} of {N_INVOCATIONS} at {rfc3339(t)}; you have {BUDGET_S} s "
-                "of tool time."
+                f"Invocation {inv + 1} of {n} at {rfc3339(t)}; you have {BUDGET_S} s of tool time."
             )
         alerts = json.loads(obs["alerts"])
         new, resolved = [], []

@@ -25,7 +25,6 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError
 from sre_gym.backends.sim import alert_entities
-from sre_gym.envs.marathon import N_INVOCATIONS
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
@@ -149,7 +148,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             nodes = {}
         node_f = [1.0 if nodes.get(nd, False) else 0.0 for nd in self.nodes]
         glob = [
-            base.invocation / N_INVOCATIONS,
+            base.invocation / base.n_invocations,
             len(firing) / 100,
             len(base.toolbox.open_incidents()) / 50,
         ]

@@ -24,7 +24,6 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError
 from sre_gym.backends.sim import alert_entities
-from sre_gym.envs.marathon import N_INVOCATIONS
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
@@ -144,7 +143,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """int8 mask of the actions that can do something now (no-op always can)."""
         mask = np.ones(self.action_space.n, dtype=np.int8)
         b = self.base.backend
-        if b is None or self.base.invocation >= N_INVOCATIONS:
+        if b is None or self.base.invocation >= self.base.n_invocations:
             return mask
         n = len(self.services)
         stranded = self._stranded()

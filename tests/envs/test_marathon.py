@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -284,3 +285,67 @@ def test_ansi_render():
     env.step([])
     out = env.render()
     assert out.startswith("SREMarathon-v0 online-boutique seed=0 invocation 1/45")
+
+
+# ---------------------------------------------------------------------- schedule profiles
+@pytest.mark.parametrize("name", ["short", "single"])
+def test_schedule_profiles_check_end_on_time_and_rescore_offline(tmp_path, name):
+    from sre_gym.agents import make_agent
+    from sre_gym.orchestrator import PROFILES
+
+    env = gym.make("SREMarathon-v0", schedule=name, bundle_dir=str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    n = PROFILES[name].invocations
+    assert env.unwrapped.n_invocations == n and env.observation_space["invocation"].n == n + 1
+    ag = make_agent("oracle", env=env)
+    obs, info = env.reset(seed=2)
+    steps, total, term = 0, 0.0, False
+    while not term:
+        obs, r, term, _, info = env.step(ag(obs, info))
+        steps, total = steps + 1, total + r
+    assert steps == n and obs["invocation"] == n
+    card = info["scorecard"]
+    assert card["n_faults"] == len(env.unwrapped.backend.schedule.faults)
+    assert abs(total - card["marathon_score"]) < 1e-9 and card["marathon_score"] >= 90
+    assert score_bundle(info["bundle"]) == card
+    manifest = json.loads((Path(info["bundle"]) / "manifest.json").read_text())
+    assert manifest["env"]["schedule_profile"] == PROFILES[name].model_dump(mode="json")
+    assert manifest["episode_end"] - manifest["episode_start"] == PROFILES[name].duration_s
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step([])
+
+
+def test_schedule_profile_in_the_spec_round_trips():
+    env = gym.make("SREMarathon-v0", schedule={"profile": "short", "categories": ["code"]})
+    again = gym.envs.registration.EnvSpec.from_json(env.spec.to_json())
+    assert again.kwargs["schedule"] == {"profile": "short", "categories": ["code"]}
+    with pytest.raises(ValueError, match="unknown schedule profile"):
+        gym.make("SREMarathon-v0", schedule="weekend")
+
+
+def test_hand_placed_faults_must_fit_the_profile_length():
+    env = SREMarathonEnv(schedule="single")
+    from sre_gym.catalogs import load_catalog
+
+    fault = load_catalog("online-boutique").faults[0].id
+    with pytest.raises(ValueError, match="inside the 1200 s episode"):
+        env.reset(seed=0, options={"faults": [{"fault": fault, "start": 600, "end": 1500}]})
+    env.reset(seed=0, options={"faults": [{"fault": fault, "start": 600, "end": 1200}]})
+    assert env.backend.schedule.duration_s == 1200
+
+
+def test_no_action_counterfactual_is_the_same_schedule():
+    from sre_gym.catalogs import RELEASE, load_catalog
+    from sre_gym.envs.marathon import noaction_entry
+
+    fault = load_catalog("online-boutique").faults[0].id
+    env = SREMarathonEnv()
+    env.reset(seed=0, options={"faults": [fault]})
+    while env.invocation < env.n_invocations:
+        env.step([])
+    own = env.evidence.arrays["entry"]
+    custom = noaction_entry(RELEASE, "online-boutique", 0, env.backend.schedule)
+    assert np.array_equal(custom, own)
+    assert not np.array_equal(noaction_entry(RELEASE, "online-boutique", 0), own)

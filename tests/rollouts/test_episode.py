@@ -53,7 +53,17 @@ def test_build_agent_rejects_what_is_not_a_factory():
 
 def test_run_episode_record_is_deterministic_and_named(tmp_path):
     rec = run_episode("noop", APP, 1)
-    assert set(rec) == {"agent", "app", "seed", "release", "scorecard", "return", "bundle"}
+    assert set(rec) == {
+        "agent",
+        "app",
+        "seed",
+        "release",
+        "schedule",
+        "scorecard",
+        "return",
+        "bundle",
+    }
+    assert rec["schedule"] == "marathon"
     assert (rec["agent"], rec["app"], rec["seed"], rec["bundle"]) == ("noop", APP, 1, None)
     assert rec["scorecard"]["marathon_score"] == 0.0 == rec["return"]
     assert run_episode("noop", APP, 1) == rec

@@ -37,16 +37,18 @@ def rec(agent="keep", seed=0, score=50.0, app="online-boutique"):
 def test_flatten_and_row():
     assert flatten({"a": 1, "b": {"c": 2, "d": {"e": 3}}}) == {"a": 1, "b.c": 2, "b.d.e": 3}
     r = row(rec(seed=4))
-    assert list(r)[:3] == ["agent", "app", "seed"]
+    assert list(r)[:4] == ["agent", "app", "seed", "schedule"]
     assert r["outcomes.handled"] == 3 and r["degradation.ratio"] is None
-    assert record_key(rec(seed=4)) == ("r1", "keep", "online-boutique", 4)
+    # records written before schedule profiles existed are marathons
+    assert record_key(rec(seed=4)) == ("r1", "keep", "online-boutique", 4, "marathon")
+    assert record_key({**rec(seed=4), "schedule": "short"})[4] == "short"
 
 
 def test_to_pandas_has_one_row_per_app_and_seed_and_every_scorecard_key():
     res = RolloutResults([rec(seed=s, score=10.0 * s) for s in range(3)])
     df = res.to_pandas()
     assert len(df) == 3
-    assert list(df.columns[:3]) == ["agent", "app", "seed"]
+    assert list(df.columns[:4]) == ["agent", "app", "seed", "schedule"]
     assert {"marathon_score", "mttd_s", "outcomes.handled", "outcomes.missed"} <= set(df.columns)
     assert {"degradation.share", "degradation.ratio"} <= set(df.columns)
     assert df["marathon_score"].tolist() == [0.0, 10.0, 20.0]

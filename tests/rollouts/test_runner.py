@@ -134,6 +134,22 @@ def test_other_agents_in_the_same_file_are_not_reused(tmp_path):
     assert {json.loads(line)["agent"] for line in out.read_text().splitlines()} == {"a", "b"}
 
 
+def test_schedule_profiles_are_filed_apart(tmp_path):
+    out, log = tmp_path / "res.jsonl", str(tmp_path / "log")
+    agent = counting_factory(log)
+    single = rollout(agent, APP, "0", out=out, progress=False, schedule="single")
+    assert single.records[0]["schedule"] == "single"
+    assert single.records[0]["scorecard"]["n_faults"] == 1
+    # the same agent and seed under another profile is new work; under the same profile it is not
+    custom = {"profile": "single", "n_faults": [2, 2]}
+    two = rollout(agent, APP, "0", out=out, progress=False, schedule=custom)
+    assert two.executed == 1 and two.records[0]["scorecard"]["n_faults"] == 2
+    assert json.loads(two.records[0]["schedule"])["n_faults"] == [2, 2]
+    again = rollout(agent, APP, "0", out=out, progress=False, schedule=dict(custom))
+    assert again.executed == 0 and again.records == two.records
+    assert executions(log) == [0, 0]
+
+
 def test_progress_reports_each_finished_episode(tmp_path):
     buf = io.StringIO()
     rollout("noop", APP, "0-1", progress_stream=buf)

@@ -80,7 +80,7 @@ def test_new_and_resolved_alerts_are_each_listed_once(make):
     alerts = env.unwrapped.alerts_view()
     assert len(seen_new) == len(set(seen_new)) and set(seen_new) <= {a["id"] for a in alerts}
     assert len(seen_resolved) == len(set(seen_resolved)) and seen_resolved
-    assert "The marathon is over" in msgs[-1]["content"]
+    assert "The run is over" in msgs[-1]["content"]
 
 
 def test_unreadable_action_is_explained_in_a_user_message(make):

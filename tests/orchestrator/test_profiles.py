@@ -1,0 +1,129 @@
+"""Schedule profiles (sre_gym/orchestrator/profiles.py) and what they do to the schedule."""
+
+from __future__ import annotations
+
+import json
+from fnmatch import fnmatchcase
+
+import numpy as np
+import pytest
+
+from sre_gym.catalogs import APPS, load_catalog
+from sre_gym.orchestrator import PROFILES, ScheduleProfile, profile_from, schedule
+from sre_gym.orchestrator.schedule import TICK_S
+
+OB = "online-boutique"
+SEEDS = range(10)
+
+
+def test_named_profiles_have_their_lengths():
+    assert PROFILES["marathon"].invocations == 45 and PROFILES["marathon"].injection_s == 3600
+    assert PROFILES["short"].invocations == 15 and PROFILES["short"].injection_s == 1200
+    assert PROFILES["single"].invocations == 10 and PROFILES["single"].injection_s == 240
+    assert profile_from(None) is PROFILES["marathon"]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_marathon_is_the_default_schedule(app):
+    assert schedule(app, 3, profile="marathon").to_json() == schedule(app, 3).to_json()
+    assert schedule(app, 3).profile == "marathon" and schedule(app, 3).duration_s == 5400
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_single_is_one_fault_early_in_a_20_minute_run(app):
+    for seed in SEEDS:
+        s = schedule(app, seed, profile="single")
+        assert (s.profile, s.duration_s, len(s.faults)) == ("single", 1200, 1)
+        f = s.faults[0]
+        assert 0 <= f.start < 240 and f.start % TICK_S == 0
+        assert 240 <= f.duration <= 720 and f.end <= 1200
+        assert all(0 <= d.time <= 1200 - 300 for d in s.deploys)
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_short_is_fewer_and_sparser_than_marathon(app):
+    short = [schedule(app, s, profile="short") for s in SEEDS]
+    full = [schedule(app, s) for s in SEEDS]
+    assert all(6 <= len(s.faults) <= 8 and s.duration_s == 1800 for s in short)
+    assert all(f.start < 1200 and f.end <= 1800 for s in short for f in s.faults)
+    mean_short = np.mean([s.concurrency().mean() for s in short])
+    mean_full = np.mean([s.concurrency().mean() for s in full])
+    assert mean_short < 3.0 < 5.0 < mean_full
+    assert max(s.concurrency().max() for s in short) < np.median(
+        [s.concurrency().max() for s in full]
+    )
+
+
+def test_same_seed_same_profile_same_schedule_and_profiles_differ():
+    prof = {"profile": "short", "categories": ["code", "config"]}
+    assert schedule(OB, 5, profile=prof).to_json() == schedule(OB, 5, profile=prof).to_json()
+    assert schedule(OB, 5, profile="short").to_json() != schedule(OB, 5, profile="single").to_json()
+
+
+def test_filters_by_category_and_by_id_pattern():
+    cat = {f.id: f for f in load_catalog(OB).faults}
+    s = schedule(OB, 1, profile={"profile": "short", "categories": ["network"]})
+    assert s.faults and {cat[f.fault_id].category for f in s.faults} == {"network"}
+    pats = ["ob-code-cart*", "ob-config-*"]
+    s = schedule(OB, 1, profile={"profile": "short", "faults": pats, "n_faults": [4, 4]})
+    assert len(s.faults) == 4
+    assert all(any(fnmatchcase(f.fault_id, p) for p in pats) for f in s.faults)
+
+
+def test_explicit_fields_override_the_base_and_keep_the_calibrated_rate():
+    p = profile_from({"profile": "single", "n_faults": [2, 2], "window_s": [300, 300, 300]})
+    assert p.name == "single+custom" and p.duration_s == 1200
+    s = schedule(OB, 0, profile=p)
+    assert len(s.faults) == 2 and all(f.duration == 300 for f in s.faults)
+    # Only the length given: two thirds of it inject faults at the marathon's rate (55-61 per hour).
+    s = schedule(OB, 0, profile={"duration_s": 1800})
+    assert s.profile == "custom" and s.duration_s == 1800 and s.inject_s == 1200
+    assert 18 <= len(s.faults) <= 20
+
+
+def test_profile_round_trips_through_json():
+    p = profile_from({"profile": "short", "categories": ["code"], "intensity_power": 2})
+    again = profile_from(json.loads(json.dumps(p.model_dump(mode="json"))))
+    assert again == p
+    assert schedule(OB, 2, profile=again).to_json() == schedule(OB, 2, profile=p).to_json()
+
+
+@pytest.mark.parametrize(
+    ("spec", "msg"),
+    [
+        ("nope", "unknown schedule profile 'nope'"),
+        (3, "not int"),
+        ({"duration_s": 100}, "duration_s: Input should be greater than or equal to 600"),
+        ({"duration_s": 1000}, "multiple of 120"),
+        ({"inject_s": 4000, "duration_s": 3600}, "at most duration_s"),
+        ({"n_faults": [5, 2]}, "n_faults must be"),
+        ({"window_s": [30, 60, 90]}, "window_s must be"),
+        ({"profile": "short", "colour": "red"}, "colour: Extra inputs are not permitted"),
+        ({"profile": "nope"}, "unknown schedule profile"),
+    ],
+)
+def test_bad_profiles_say_why(spec, msg):
+    with pytest.raises(ValueError, match=msg):
+        profile_from(spec)
+
+
+def test_filters_that_leave_nothing_say_why():
+    tt = "train-ticket"
+    quarantined = sorted(
+        {f.id for f in load_catalog(tt, include_quarantined=True).faults}
+        - {f.id for f in load_catalog(tt).faults}
+    )
+    assert quarantined
+    with pytest.raises(ValueError, match="no online-boutique fault has category teleport"):
+        schedule(OB, 0, profile={"categories": ["teleport"]})
+    with pytest.raises(ValueError, match="'ob-nothing-\\*' matches no schedulable"):
+        schedule(OB, 0, profile={"faults": ["ob-nothing-*"]})
+    for fid in quarantined:  # quarantined faults never enter a seeded schedule, even by name
+        with pytest.raises(ValueError, match="matches no schedulable"):
+            schedule(tt, 0, profile={"faults": [fid]})
+
+
+def test_profiles_are_frozen():
+    with pytest.raises(ValueError):
+        PROFILES["short"].duration_s = 60  # type: ignore[misc]
+    assert isinstance(PROFILES["short"], ScheduleProfile)

@@ -53,7 +53,7 @@ class ChattyReader(_Learner):
                     for q in QUERIES
                 ),
                 call("query_logs", service=s, since_s=300, limit=100),
-                call("query_traces", service=s, since_s=120, limit=10),
+                call("get_traces", service=s, since_s=120, limit=10),
                 call("k8s_describe", kind="deployments", name=s),
                 call("read_source", service=s),
             ]

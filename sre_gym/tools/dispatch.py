@@ -223,7 +223,7 @@ class Toolbox:
             limit=a["limit"],
         )
 
-    def _query_traces(self, a: dict, t: float, inv: int) -> list[dict]:
+    def _get_traces(self, a: dict, t: float, inv: int) -> list[dict]:
         return self._capability("traces", "trace queries")(
             a["service"],
             t - a["since_s"],

@@ -43,7 +43,7 @@ PROFILES["confined"] = frozenset(
     {
         "get_alerts",
         "query_metrics",
-        "query_traces",
+        "get_traces",
         "get_topology",
         "k8s_get",
         "k8s_describe",  # of workloads; pods need shell-visible (see profile_refusal)

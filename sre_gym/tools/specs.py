@@ -105,7 +105,7 @@ class ShowChange(Args):
     )
 
 
-class QueryTraces(Args):
+class GetTraces(Args):
     """Sampled request traces (about 1 in 100 requests; newest last) along the call graph: each
     trace's route, duration, status, failed spans and slowest spans. Filter by service, errors and
     duration; pass `spans` (or a `trace_id`) to get every span with its parent, timing and error."""
@@ -272,7 +272,7 @@ TOOLS: dict[str, ToolSpec] = {
         _spec("get_alerts", "read", GetAlerts, 1),
         _spec("query_metrics", "read", QueryMetrics, 2),
         _spec("query_logs", "read", QueryLogs, 3),
-        _spec("query_traces", "read", QueryTraces, 3),
+        _spec("get_traces", "read", GetTraces, 3),
         _spec("get_topology", "read", NoArgs, 1),
         _spec("k8s_get", "read", K8sGet, 1),
         _spec("k8s_describe", "read", K8sDescribe, 2),

@@ -41,7 +41,7 @@ def ascii_text(s: str) -> str:
     return s if all(c in _PRINTABLE for c in s) else "".join(c for c in s if c in _PRINTABLE)
 
 
-NEWEST_LAST = ("query_logs", "query_traces")
+NEWEST_LAST = ("query_logs", "get_traces")
 
 
 def _dumps(x: Any) -> str:

@@ -537,9 +537,9 @@ def _episode(app: str, seed: int, agent_name: str) -> dict:
 
 
 EXTRA = [
-    {"tool": "query_traces", "args": {"errors_only": True, "limit": 3}},
+    {"tool": "get_traces", "args": {"errors_only": True, "limit": 3}},
     {"tool": "k8s_get", "args": {"kind": "events"}},
-    {"tool": "query_traces", "args": {"min_duration_ms": 500, "limit": 2, "spans": True}},
+    {"tool": "get_traces", "args": {"min_duration_ms": 500, "limit": 2, "spans": True}},
 ]
 
 
@@ -559,7 +559,7 @@ def _scan(app: str, seed: int, agent_name: str, episode) -> list[str]:
         text = chat.observation(obs)
         blob = "\n".join([text, obs["alerts"], obs["tool_results"], obs["incidents"], obs["notes"]])
         found += _leaks(blob, app, seed, now, start)
-    b = env.backend  # every trace of the run, as query_traces would show it at the end
+    b = env.backend  # every trace of the run, as get_traces would show it at the end
     traces = b.traces(None, start, b.now, limit=200, spans=True)
     found += _leaks(json.dumps(traces), app, seed, b.now, start)
     return found

@@ -160,15 +160,15 @@ def test_tool_calls_are_recorded_with_bounded_results(box):
 # ---------------------------------------------------------------------- traces, source and patches
 
 
-def test_query_traces_reads_sampled_traces(box):
+def test_get_traces_reads_sampled_traces(box):
     tb, b = box
-    out, dur = run(tb, "query_traces", b.now, limit=3)
+    out, dur = run(tb, "get_traces", b.now, limit=3)
     assert out["ok"] and dur == 3 and 1 <= len(out["result"]) <= 3
     tr = out["result"][-1]
     assert {"trace_id", "route", "duration_ms", "status", "errors", "slowest"} <= set(tr)
-    full, _ = run(tb, "query_traces", b.now, trace_id=tr["trace_id"])
+    full, _ = run(tb, "get_traces", b.now, trace_id=tr["trace_id"])
     assert full["ok"] and full["result"][0]["spans"][0]["service"] == "frontend"
-    bad, _ = run(tb, "query_traces", b.now, service="mainframe")
+    bad, _ = run(tb, "get_traces", b.now, service="mainframe")
     assert not bad["ok"] and "mainframe" in bad["error"]
 
 

@@ -13,7 +13,7 @@ READS = {
     "get_alerts",
     "query_metrics",
     "query_logs",
-    "query_traces",
+    "get_traces",
     "get_topology",
     "k8s_get",
     "k8s_describe",
@@ -69,7 +69,7 @@ def test_end_invocation_schema_and_validation():
 
 
 def test_new_tools_validate_their_arguments():
-    qt = TOOLS["query_traces"].args
+    qt = TOOLS["get_traces"].args
     assert qt.model_validate({}).limit == 10
     with pytest.raises(ValidationError):
         qt.model_validate({"since_s": 5})

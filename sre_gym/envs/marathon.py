@@ -285,6 +285,7 @@ class SREMarathonEnv(gym.Env):
         self._open = None
         self.invocation = 0
         self.notes = ""
+        self._alert_json: dict[tuple[str, str], str] = {}  # alert ids restart every episode
         self.last_results: list[dict] = []
         self.score_now = 0.0
         self.scorecard: dict | None = None
@@ -441,6 +442,20 @@ class SREMarathonEnv(gym.Env):
         info["budget_used_s"] = float(op["cursor"] - op["t_start"])
         return self._obs(), float(reward), terminated, False, info
 
+    def alerts_text(self) -> str:
+        """``alerts_view()`` as the observation's JSON text. An alert's entry depends only on its
+        id and state, so each is encoded once per state and the list is joined (the same bytes as
+        encoding the whole list: the history grows to hundreds of alerts and is sent every step)."""
+        cache = self._alert_json
+        parts = []
+        for a in self.alerts_view():
+            key = (a["id"], a["state"])
+            s = cache.get(key)
+            if s is None:
+                s = cache[key] = _dump(a, ALERTS_CHARS)
+            parts.append(s)
+        return _truncate("[" + ",".join(parts) + "]", ALERTS_CHARS)
+
     def alerts_view(self) -> list[dict[str, Any]]:
         """The alert history as the observation shows it (as of the current invocation's start)."""
         b = self.backend
@@ -488,11 +503,11 @@ class SREMarathonEnv(gym.Env):
     def _obs(self) -> dict[str, Any]:
         b = self.backend
         now = b.episode_start + INVOCATION_S * self.invocation
-        alerts = self.alerts_view()
+        alerts = self.alerts_text()
         return {
             "time": np.array(int(now), dtype=np.int64),
             "invocation": int(self.invocation),
-            "alerts": _dump(alerts, ALERTS_CHARS),
+            "alerts": alerts,
             "tool_results": results_text(self.last_results),
             "incidents": self.incidents_text(),
             "notes": self.notes_text(),
@@ -539,6 +554,10 @@ def results_text(results: list[dict]) -> str:
 
 def _dump(x: Any, limit: int) -> str:
     s = json.dumps(x, sort_keys=True, ensure_ascii=True, default=str, separators=(",", ":"))
+    return _truncate(s, limit)
+
+
+def _truncate(s: str, limit: int) -> str:
     if len(s) > limit:
         s = s[: limit - 64] + f'..."[truncated {len(s) - limit + 64} characters]"'
     return s

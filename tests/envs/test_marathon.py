@@ -349,3 +349,16 @@ def test_no_action_counterfactual_is_the_same_schedule():
     custom = noaction_entry(RELEASE, "online-boutique", 0, env.backend.schedule)
     assert np.array_equal(custom, own)
     assert not np.array_equal(noaction_entry(RELEASE, "online-boutique", 0), own)
+
+
+def test_alert_text_is_the_json_of_the_alert_view_across_resets():
+    from sre_gym.envs.marathon import ALERTS_CHARS, _dump
+
+    env = SREMarathonEnv()
+    for seed in (0, 5):  # alert ids restart each episode: nothing encoded may carry over
+        env.reset(seed=seed)
+        for k in range(N_INVOCATIONS):
+            obs, *_ = env.step([])
+            if k % 9 == 0 or k == N_INVOCATIONS - 1:
+                assert obs["alerts"] == _dump(env.alerts_view(), ALERTS_CHARS)
+        assert json.loads(obs["alerts"])

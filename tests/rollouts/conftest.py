@@ -23,7 +23,8 @@ def _only_loopback() -> bool:
 
 
 @pytest.fixture(scope="session")
-def ray_session():
+def ray_allowed():
+    """Ray, when this process may start it (a loopback-only namespace); skips otherwise."""
     ray = pytest.importorskip("ray")
     if not _only_loopback() and os.environ.get("SRE_GYM_RAY_HOST_NETWORK") != "1":
         pytest.skip(
@@ -32,6 +33,12 @@ def ray_session():
         )
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    return ray
+
+
+@pytest.fixture(scope="session")
+def ray_session(ray_allowed):
+    ray = ray_allowed
     from sre_gym.rollouts.runner import CLUSTER_LABEL
 
     ray.init(

@@ -5,8 +5,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 import types
+from pathlib import Path
 
 import pytest
 
@@ -233,6 +237,56 @@ def test_a_worker_that_always_dies_fails_the_rollout_but_keeps_finished_work(ray
         )
     assert executions(log).count(1) == 2  # the first try and one re-submission
     assert [json.loads(line)["seed"] for line in out.read_text().splitlines()] == [0]
+
+
+JOIN = """
+import json, sys
+from sre_gym.rollouts import rollout
+import ray
+assert not ray.is_initialized()
+res = rollout("noop", "online-boutique", "0-1", address="auto", progress=False)
+print(json.dumps(res.records, sort_keys=True))
+"""
+
+
+@pytest.mark.ray
+def test_address_auto_joins_a_cluster_started_with_ray_start(ray_allowed):
+    """A head node started with ``ray start`` (its own processes) and a separate driver that joins it
+    with ``address="auto"`` (which follows ``RAY_ADDRESS``, as ``ray start`` tells users to set it);
+    ``ray.init(address="auto")`` fails when no cluster is running, so the records prove the join,
+    and they equal the serial path's."""
+    ray_cli = str(Path(sys.executable).with_name("ray"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    env.pop("RAY_ADDRESS", None)
+    start = [ray_cli, "start", "--head", f"--port={port}", "--num-cpus=2", "--block"]
+    start += ["--include-dashboard=false", "--disable-usage-stats"]
+    # --block keeps the head in this child; ending it stops that cluster only (``ray stop`` would
+    # also take down the session's instance)
+    head = subprocess.Popen(start, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        status = [ray_cli, "status", f"--address=127.0.0.1:{port}"]
+        for _ in range(120):
+            if subprocess.run(status, env=env, capture_output=True, timeout=60).returncode == 0:
+                break
+            assert head.poll() is None, head.stderr.read().decode()[-2000:]
+            time.sleep(1)
+        out = subprocess.run(
+            [sys.executable, "-c", JOIN],
+            env={**env, "RAY_ADDRESS": f"127.0.0.1:{port}"},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        joined = json.loads(out.stdout.strip().splitlines()[-1])
+    finally:
+        head.terminate()
+        head.wait(timeout=120)
+    serial = rollout("noop", APP, "0-1", progress=False, workers=None)
+    assert joined == json.loads(json.dumps(serial.records, sort_keys=True))
 
 
 @pytest.mark.ray

@@ -1,21 +1,10 @@
-#!/usr/bin/python
-#
-# Copyright 2018 Google LLC
-#
-# Licensed under the Apache License, Version 2.0 (the "License");
-# you may not use this file except in compliance with the License.
-# You may obtain a copy of the License at
-#
-#      http://www.apache.org/licenses/LICENSE-2.0
-#
-# Unless required by applicable law or agreed to in writing, software
-# distributed under the License is distributed on an "AS IS" BASIS,
-# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-# See the License for the specific language governing permissions and
-# limitations under the License.
+"""Email service of the boutique.
+
+It renders the order confirmation mail from templates/confirmation.html. In dummy mode (the only
+mode there is) nothing is sent: the service logs the recipient and the size of the rendered mail.
+"""
 
 import os
-import time
 from concurrent import futures
 
 import demo_pb2
@@ -27,70 +16,79 @@ from logger import getJSONLogger
 
 logger = getJSONLogger("emailservice-server")
 
-# Loads confirmation email template from file
+TEMPLATE_DIR = "templates"
+CONFIRMATION_TEMPLATE = "confirmation.html"
+RENDER_FAILED = "An error occurred when preparing the confirmation mail."
+
+# Compiled once at startup and shared by all requests.
 env = Environment(
-    loader=FileSystemLoader("templates"), autoescape=select_autoescape(["html", "xml"])
+    loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(["html", "xml"])
 )
-template = env.get_template("confirmation.html")
+template = env.get_template(CONFIRMATION_TEMPLATE)
 
 
 class BaseEmailService(demo_pb2_grpc.EmailServiceServicer):
+    """The email servicer; it answers the gRPC health protocol on the same port."""
+
     def Check(self, request, context):
         return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
 
     def Watch(self, request, context):
-        return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.UNIMPLEMENTED)
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details("Watch is not supported, poll Check instead.")
+        return health_pb2.HealthCheckResponse()
 
 
 class DummyEmailService(BaseEmailService):
+    """Renders confirmations but does not hand them to a mail server."""
+
     def SendOrderConfirmation(self, request, context):
         email = request.email
         order = request.order
-
         try:
             confirmation = template.render(order=order)
         except TemplateError as err:
-            context.set_details("An error occurred when preparing the confirmation mail.")
-            logger.error(err.message)
-            context.set_code(grpc.StatusCode.INTERNAL)
-            return demo_pb2.Empty()
+            return self._render_failed(context, order, err)
 
+        self._deliver(email, confirmation)
+        return demo_pb2.Empty()
+
+    def _deliver(self, email, body):
+        # dummy mode: report what would have been sent
         logger.info(
             f"A request to send order confirmation email to {email} has been received "
-            f"({len(confirmation)} bytes)."
+            f"({len(body)} bytes)."
         )
+
+    @staticmethod
+    def _render_failed(context, order, err):
+        logger.error(f"confirmation for order {order.order_id} could not be rendered: {err}")
+        context.set_code(grpc.StatusCode.INTERNAL)
+        context.set_details(RENDER_FAILED)
         return demo_pb2.Empty()
 
 
-class HealthCheck:
-    def Check(self, request, context):
-        return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
-
-
 def start(dummy_mode):
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=10),
-    )
-    service = None
-    if dummy_mode:
-        service = DummyEmailService()
-    else:
-        raise Exception("non-dummy mode not implemented yet")
+    if not dummy_mode:
+        raise NotImplementedError("only dummy mode exists: confirmations are rendered, not sent")
 
+    service = DummyEmailService()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=10))
     demo_pb2_grpc.add_EmailServiceServicer_to_server(service, server)
     health_pb2_grpc.add_HealthServicer_to_server(service, server)
 
     port = os.environ.get("PORT", "8080")
-    logger.info("listening on port: " + port)
-    server.add_insecure_port("[::]:" + port)
+    server.add_insecure_port(f"[::]:{port}")
     server.start()
+    logger.info(f"listening on port: {port}")
     try:
-        while True:
-            time.sleep(3600)
+        server.wait_for_termination()
     except KeyboardInterrupt:
-        server.stop(0)
+        server.stop(grace=None)
 
 
 if __name__ == "__main__":
+    if os.environ.get("DISABLE_PROFILER"):
+        logger.info("profiler disabled (DISABLE_PROFILER is set)")
     logger.info("starting the email service in dummy mode.")
     start(dummy_mode=True)

@@ -1,19 +1,3 @@
-#!/usr/bin/python
-#
-# Copyright 2018 Google LLC
-#
-# Licensed under the Apache License, Version 2.0 (the "License");
-# you may not use this file except in compliance with the License.
-# You may obtain a copy of the License at
-#
-#      http://www.apache.org/licenses/LICENSE-2.0
-#
-# Unless required by applicable law or agreed to in writing, software
-# distributed under the License is distributed on an "AS IS" BASIS,
-# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-# See the License for the specific language governing permissions and
-# limitations under the License.
-
 import unittest
 from unittest import mock
 
@@ -21,23 +5,44 @@ import demo_pb2
 import email_server
 
 
+def _order(**overrides):
+    fields = dict(
+        order_id="ord-7f3e",
+        shipping_tracking_id="TR-2291-0043",
+        shipping_cost=demo_pb2.Money(currency_code="EUR", units=5, nanos=490000000),
+        items=[
+            demo_pb2.OrderItem(
+                item=demo_pb2.CartItem(product_id="OLJCESPC7Z", quantity=2),
+                cost=demo_pb2.Money(currency_code="EUR", units=17, nanos=990000000),
+            )
+        ],
+    )
+    fields.update(overrides)
+    return demo_pb2.OrderResult(**fields)
+
+
 class SendOrderConfirmationTest(unittest.TestCase):
     def setUp(self):
         self.service = email_server.DummyEmailService()
-        self.order = demo_pb2.OrderResult(
-            order_id="a1b2c3",
-            shipping_tracking_id="SM-123-4567",
-            shipping_cost=demo_pb2.Money(currency_code="USD", units=8, nanos=990000000),
-        )
+        self.context = mock.MagicMock()
 
-    def test_renders_confirmation(self):
-        ctx = mock.MagicMock()
-        req = demo_pb2.SendOrderConfirmationRequest(email="someone@example.com", order=self.order)
-        self.assertIsInstance(self.service.SendOrderConfirmation(req, ctx), demo_pb2.Empty)
-        ctx.set_code.assert_not_called()
+    def _send(self, order):
+        req = demo_pb2.SendOrderConfirmationRequest(email="buyer@example.com", order=order)
+        return self.service.SendOrderConfirmation(req, self.context)
+
+    def test_sends_without_error(self):
+        self.assertIsInstance(self._send(_order()), demo_pb2.Empty)
+        self.context.set_code.assert_not_called()
+
+    def test_mail_shows_order_and_prices(self):
+        html = email_server.template.render(order=_order())
+        self.assertIn("ord-7f3e", html)
+        self.assertIn("TR-2291-0043", html)
+        self.assertIn("17.99 EUR", html)
+        self.assertIn("5.49 EUR", html)
 
     def test_health_check_serving(self):
-        resp = self.service.Check(None, None)
+        resp = self.service.Check(None, self.context)
         self.assertEqual(resp.status, email_server.health_pb2.HealthCheckResponse.SERVING)
 
 

@@ -1,17 +1,3 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//      http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 using System;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -25,8 +11,15 @@ using cartservice.services;
 
 namespace cartservice
 {
+    /// <summary>
+    /// Picks the cart store from the environment (redis, Spanner, AlloyDB or an in-process cache)
+    /// and exposes the cart and health gRPC services.
+    /// </summary>
     public class Startup
     {
+        // applies to both connecting and single redis operations
+        private const int RedisTimeoutMs = 5000;
+
         public Startup(IConfiguration configuration)
         {
             Configuration = configuration;
@@ -34,38 +27,33 @@ namespace cartservice
 
         public IConfiguration Configuration { get; }
 
-        // This method gets called by the runtime. Use this method to add services to the container.
         public void ConfigureServices(IServiceCollection services)
         {
-            string redisAddress = Configuration["REDIS_ADDR"];
-            string spannerProjectId = Configuration["SPANNER_PROJECT"];
-            string spannerConnectionString = Configuration["SPANNER_CONNECTION_STRING"];
-            string alloyDBConnectionString = Configuration["ALLOYDB_PRIMARY_IP"];
+            var redisAddress = Configuration["REDIS_ADDR"];
+            var spannerProject = Configuration["SPANNER_PROJECT"];
+            var spannerConnection = Configuration["SPANNER_CONNECTION_STRING"];
+            var alloyDbAddress = Configuration["ALLOYDB_PRIMARY_IP"];
 
-            if (!string.IsNullOrEmpty(redisAddress))
+            if (HasValue(redisAddress))
             {
-                services.AddStackExchangeRedisCache(options =>
-                {
-                    var config = ConfigurationOptions.Parse(redisAddress);
-                    config.ConnectTimeout = 5000;
-                    config.SyncTimeout = 5000;
-                    config.AbortOnConnectFail = false;
-                    options.ConfigurationOptions = config;
-                });
+                Console.WriteLine($"Cart store: redis at {redisAddress}");
+                services.AddStackExchangeRedisCache(cache => cache.ConfigurationOptions = RedisOptions(redisAddress));
                 services.AddSingleton<ICartStore, RedisCartStore>();
             }
-            else if (!string.IsNullOrEmpty(spannerProjectId) || !string.IsNullOrEmpty(spannerConnectionString))
+            else if (HasValue(spannerProject) || HasValue(spannerConnection))
             {
+                Console.WriteLine("Cart store: Cloud Spanner");
                 services.AddSingleton<ICartStore, SpannerCartStore>();
             }
-            else if (!string.IsNullOrEmpty(alloyDBConnectionString))
+            else if (HasValue(alloyDbAddress))
             {
-                Console.WriteLine("Creating AlloyDB cart store");
+                Console.WriteLine("Cart store: AlloyDB");
                 services.AddSingleton<ICartStore, AlloyDBCartStore>();
             }
             else
             {
-                Console.WriteLine("Redis cache host(hostname+port) was not specified. Starting a cart service using in memory store");
+                // Local runs without any backing store keep carts in process memory.
+                Console.WriteLine("REDIS_ADDR is not set, carts are kept in memory and lost on restart");
                 services.AddDistributedMemoryCache();
                 services.AddSingleton<ICartStore, RedisCartStore>();
             }
@@ -73,7 +61,6 @@ namespace cartservice
             services.AddGrpc();
         }
 
-        // This method gets called by the runtime. Use this method to configure the HTTP request pipeline.
         public void Configure(IApplicationBuilder app, IWebHostEnvironment env)
         {
             if (env.IsDevelopment())
@@ -82,17 +69,25 @@ namespace cartservice
             }
 
             app.UseRouting();
-
             app.UseEndpoints(endpoints =>
             {
                 endpoints.MapGrpcService<CartService>();
-                endpoints.MapGrpcService<cartservice.services.HealthCheckService>();
-
-                endpoints.MapGet("/", async context =>
-                {
-                    await context.Response.WriteAsync("Communication with gRPC endpoints must be made through a gRPC client. To learn how to create a client, visit: https://go.microsoft.com/fwlink/?linkid=2086909");
-                });
+                endpoints.MapGrpcService<HealthCheckService>();
+                endpoints.MapGet("/", context =>
+                    context.Response.WriteAsync("cartservice only serves gRPC; call it with a gRPC client."));
             });
         }
+
+        private static ConfigurationOptions RedisOptions(string address)
+        {
+            var options = ConfigurationOptions.Parse(address);
+            // redis-cart may start after us: keep retrying in the background instead of failing startup
+            options.AbortOnConnectFail = false;
+            options.ConnectTimeout = RedisTimeoutMs;
+            options.SyncTimeout = RedisTimeoutMs;
+            return options;
+        }
+
+        private static bool HasValue(string setting) => !string.IsNullOrWhiteSpace(setting);
     }
 }

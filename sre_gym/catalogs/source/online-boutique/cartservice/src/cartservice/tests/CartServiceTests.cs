@@ -1,17 +1,3 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//      http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 using System;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Caching.Distributed;
@@ -24,52 +10,66 @@ namespace cartservice.tests
 {
     public class CartServiceTests
     {
-        private static RedisCartStore NewStore()
-        {
-            var cache = new MemoryDistributedCache(Options.Create(new MemoryDistributedCacheOptions()));
-            return new RedisCartStore(cache);
-        }
+        private readonly RedisCartStore _store =
+            new RedisCartStore(new MemoryDistributedCache(Options.Create(new MemoryDistributedCacheOptions())));
+
+        private static string NewUser() => Guid.NewGuid().ToString("N");
 
         [Fact]
-        public async Task GetCart_NoAddItemBefore_EmptyCartReturned()
+        public async Task GetCart_UnknownUser_ReturnsEmptyCart()
         {
-            var store = NewStore();
-            var cart = await store.GetCartAsync(Guid.NewGuid().ToString());
+            var cart = await _store.GetCartAsync(NewUser());
+
             Assert.NotNull(cart);
             Assert.Empty(cart.Items);
         }
 
         [Fact]
-        public async Task AddItem_ItemExists_Updated()
+        public async Task AddItem_FirstItem_KeepsRequestedQuantity()
         {
-            var store = NewStore();
-            string userId = Guid.NewGuid().ToString();
-            await store.AddItemAsync(userId, "1", 1);
-            await store.AddItemAsync(userId, "1", 2);
-            var cart = await store.GetCartAsync(userId);
-            Assert.Single(cart.Items);
-            Assert.Equal(3, cart.Items[0].Quantity);
+            var user = NewUser();
+            await _store.AddItemAsync(user, "OLJCESPC7Z", 4);
+
+            var cart = await _store.GetCartAsync(user);
+
+            var item = Assert.Single(cart.Items);
+            Assert.Equal("OLJCESPC7Z", item.ProductId);
+            Assert.Equal(4, item.Quantity);
         }
 
         [Fact]
-        public async Task AddItem_New_Inserted()
+        public async Task AddItem_SameProductTwice_SumsQuantities()
         {
-            var store = NewStore();
-            string userId = Guid.NewGuid().ToString();
-            await store.AddItemAsync(userId, "1", 1);
-            await store.AddItemAsync(userId, "2", 1);
-            var cart = await store.GetCartAsync(userId);
+            var user = NewUser();
+            await _store.AddItemAsync(user, "66VCHSJNUP", 1);
+            await _store.AddItemAsync(user, "66VCHSJNUP", 2);
+
+            var cart = await _store.GetCartAsync(user);
+
+            Assert.Equal(3, Assert.Single(cart.Items).Quantity);
+        }
+
+        [Fact]
+        public async Task AddItem_OtherProduct_AddsLine()
+        {
+            var user = NewUser();
+            await _store.AddItemAsync(user, "66VCHSJNUP", 1);
+            await _store.AddItemAsync(user, "1YMWWN1N4O", 1);
+
+            var cart = await _store.GetCartAsync(user);
+
             Assert.Equal(2, cart.Items.Count);
         }
 
         [Fact]
-        public async Task EmptyCart_ItemsExisted_Emptied()
+        public async Task EmptyCart_RemovesAllItems()
         {
-            var store = NewStore();
-            string userId = Guid.NewGuid().ToString();
-            await store.AddItemAsync(userId, "1", 1);
-            await store.EmptyCartAsync(userId);
-            var cart = await store.GetCartAsync(userId);
+            var user = NewUser();
+            await _store.AddItemAsync(user, "L9ECAV7KIM", 2);
+            await _store.EmptyCartAsync(user);
+
+            var cart = await _store.GetCartAsync(user);
+
             Assert.Empty(cart.Items);
         }
     }

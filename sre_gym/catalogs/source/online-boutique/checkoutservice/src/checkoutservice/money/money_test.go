@@ -1,17 +1,3 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 package money
 
 import (
@@ -20,38 +6,65 @@ import (
 	pb "github.com/GoogleCloudPlatform/microservices-demo/src/checkoutservice/genproto"
 )
 
-func mmc(u int64, n int32, c string) pb.Money { return pb.Money{Units: u, Nanos: n, CurrencyCode: c} }
-func mm(u int64, n int32) pb.Money            { return mmc(u, n, "") }
+func usd(units int64, nanos int32) pb.Money {
+	return pb.Money{Units: units, Nanos: nanos, CurrencyCode: "USD"}
+}
 
 func TestIsValid(t *testing.T) {
-	tests := []struct {
-		name string
-		in   pb.Money
+	cases := map[string]struct {
+		m    pb.Money
 		want bool
 	}{
-		{"valid -/-", mm(-981273891273, -999999999), true},
-		{"invalid -/+", mm(-981273891273, +999999999), false},
-		{"invalid nanos", mm(1, 1000000000), false},
+		"zero":                 {usd(0, 0), true},
+		"both negative":        {usd(-42, -999999999), true},
+		"nanos only":           {usd(0, -5), true},
+		"opposite signs":       {usd(-42, 999999999), false},
+		"nanos out of range":   {usd(1, 1000000000), false},
+		"negative nanos range": {usd(-1, -1000000000), false},
 	}
-	for _, tt := range tests {
-		if got := IsValid(tt.in); got != tt.want {
-			t.Errorf("IsValid(%v) = %v, want %v", tt.in, got, tt.want)
+	for name, c := range cases {
+		if got := IsValid(c.m); got != c.want {
+			t.Errorf("%s: IsValid(%v) = %v, want %v", name, c.m, got, c.want)
 		}
 	}
 }
 
 func TestSum(t *testing.T) {
-	got, err := Sum(mmc(1, 999999999, "USD"), mmc(1, 1, "USD"))
-	if err != nil || got.GetUnits() != 3 || got.GetNanos() != 0 {
-		t.Fatalf("Sum() = %v, %v", got, err)
+	cases := []struct {
+		l, r, want pb.Money
+	}{
+		{usd(1, 999999999), usd(1, 1), usd(3, 0)},
+		{usd(2, 0), usd(-1, -500000000), usd(0, 500000000)},
+		{usd(-3, -600000000), usd(-1, -600000000), usd(-5, -200000000)},
+		{usd(0, 0), usd(0, 0), usd(0, 0)},
 	}
-	if _, err := Sum(mmc(1, 0, "USD"), mmc(1, 0, "EUR")); err != ErrMismatchingCurrency {
-		t.Fatalf("Sum() mismatching currency: %v", err)
+	for _, c := range cases {
+		got, err := Sum(c.l, c.r)
+		if err != nil {
+			t.Fatalf("Sum(%v, %v): %v", c.l, c.r, err)
+		}
+		if got.GetUnits() != c.want.GetUnits() || got.GetNanos() != c.want.GetNanos() {
+			t.Errorf("Sum(%v, %v) = %v, want %v", c.l, c.r, got, c.want)
+		}
+	}
+}
+
+func TestSumRejects(t *testing.T) {
+	eur := pb.Money{Units: 1, CurrencyCode: "EUR"}
+	if _, err := Sum(usd(1, 0), eur); err != ErrMismatchingCurrency {
+		t.Errorf("mixed currencies: got %v, want ErrMismatchingCurrency", err)
+	}
+	if _, err := Sum(usd(1, -1), usd(1, 0)); err != ErrInvalidValue {
+		t.Errorf("invalid operand: got %v, want ErrInvalidValue", err)
 	}
 }
 
 func TestMultiplySlow(t *testing.T) {
-	if got := MultiplySlow(mmc(3, 500000000, "USD"), 3); got.GetUnits() != 10 || got.GetNanos() != 500000000 {
-		t.Fatalf("MultiplySlow() = %v", got)
+	got := MultiplySlow(usd(3, 500000000), 3)
+	if got.GetUnits() != 10 || got.GetNanos() != 500000000 {
+		t.Fatalf("MultiplySlow(3.5, 3) = %v, want 10.5", got)
+	}
+	if one := MultiplySlow(usd(7, 250000000), 1); one.GetUnits() != 7 || one.GetNanos() != 250000000 {
+		t.Errorf("MultiplySlow(x, 1) = %v, want x", one)
 	}
 }

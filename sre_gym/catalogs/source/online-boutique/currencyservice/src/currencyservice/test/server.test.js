@@ -1,45 +1,39 @@
-/*
- * Copyright 2018 Google LLC.
- *
- * Licensed under the Apache License, Version 2.0 (the "License");
- * you may not use this file except in compliance with the License.
- * You may obtain a copy of the License at
- *
- *      http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 const assert = require('assert');
-const { _carry } = require('../server');
-const data = require('../data/currency_conversion.json');
+const { _carry, _rate } = require('../server');
+const rates = require('../data/currency_conversion.json');
 
 describe('_carry', () => {
-  it('moves whole units out of nanos', () => {
-    const r = _carry({ units: 1, nanos: 1500000000 });
-    assert.strictEqual(r.units, 2);
-    assert.strictEqual(r.nanos, 500000000);
+  it('carries nanos above one unit into units', () => {
+    assert.deepStrictEqual(_carry({ units: 3, nanos: 2250000000 }), { units: 5, nanos: 250000000 });
   });
 
-  it('moves fractional units into nanos', () => {
-    const r = _carry({ units: 2.5, nanos: 0 });
-    assert.strictEqual(r.units, 2);
-    assert.strictEqual(r.nanos, 500000000);
+  it('turns the fraction of units into nanos', () => {
+    assert.deepStrictEqual(_carry({ units: 7.25, nanos: 0 }), { units: 7, nanos: 250000000 });
+  });
+
+  it('leaves a normalised amount alone', () => {
+    assert.deepStrictEqual(_carry({ units: 12, nanos: 990000000 }), { units: 12, nanos: 990000000 });
   });
 });
 
-describe('currency data', () => {
-  it('is based on EUR', () => {
-    assert.strictEqual(data.EUR, '1.0');
+describe('_rate', () => {
+  it('parses the rate of a known currency', () => {
+    assert.strictEqual(_rate({ USD: '1.25' }, 'USD'), 1.25);
   });
 
-  it('offers the currencies the frontend shows', () => {
-    for (const c of ['USD', 'EUR', 'CAD', 'JPY', 'GBP', 'TRY']) {
-      assert.ok(data[c], `missing ${c}`);
-    }
+  it('rejects a currency missing from the table', () => {
+    assert.throws(() => _rate({ USD: '1.25' }, 'XYZ'), /unsupported currency code/);
+  });
+});
+
+describe('rate table', () => {
+  it('quotes everything against EUR', () => {
+    assert.strictEqual(rates.EUR, '1.0');
+  });
+
+  it('has every currency the frontend offers', () => {
+    ['USD', 'EUR', 'CAD', 'JPY', 'GBP', 'TRY'].forEach((code) => {
+      assert.ok(Number(rates[code]) > 0, `no rate for ${code}`);
+    });
   });
 });

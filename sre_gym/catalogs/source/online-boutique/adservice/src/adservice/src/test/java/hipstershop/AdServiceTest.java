@@ -1,49 +1,62 @@
-/*
- * Copyright 2018, Google LLC.
- *
- * Licensed under the Apache License, Version 2.0 (the "License");
- * you may not use this file except in compliance with the License.
- * You may obtain a copy of the License at
- *
- *   http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package hipstershop;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
+import hipstershop.Demo.Ad;
 import hipstershop.Demo.AdRequest;
 import hipstershop.Demo.AdResponse;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import org.junit.After;
+import org.junit.Before;
 import org.junit.Test;
 
 public class AdServiceTest {
 
-  @Test
-  public void getAds_kitchenCategory_returnsKitchenAds() throws Exception {
+  private Server server;
+  private ManagedChannel channel;
+  private AdServiceGrpc.AdServiceBlockingStub ads;
+
+  @Before
+  public void startInProcessServer() throws Exception {
     String name = InProcessServerBuilder.generateName();
-    InProcessServerBuilder.forName(name).addService(new AdService.AdServiceImpl()).build().start();
-    AdServiceGrpc.AdServiceBlockingStub stub =
-        AdServiceGrpc.newBlockingStub(InProcessChannelBuilder.forName(name).build());
-    AdResponse resp = stub.getAds(AdRequest.newBuilder().addContextKeys("kitchen").build());
+    server =
+        InProcessServerBuilder.forName(name)
+            .directExecutor()
+            .addService(new AdService.AdServiceImpl())
+            .build()
+            .start();
+    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    ads = AdServiceGrpc.newBlockingStub(channel);
+  }
+
+  @After
+  public void shutDown() {
+    channel.shutdownNow();
+    server.shutdownNow();
+  }
+
+  @Test
+  public void kitchenContext_returnsBothKitchenAds() {
+    AdResponse resp = ads.getAds(AdRequest.newBuilder().addContextKeys("kitchen").build());
+    assertEquals(2, resp.getAdsCount());
+    for (Ad ad : resp.getAdsList()) {
+      assertTrue(ad.getRedirectUrl().startsWith("/product/"));
+    }
+  }
+
+  @Test
+  public void emptyContext_fallsBackToRandomAds() {
+    AdResponse resp = ads.getAds(AdRequest.getDefaultInstance());
     assertEquals(2, resp.getAdsCount());
   }
 
   @Test
-  public void getAds_noContext_returnsRandomAds() throws Exception {
-    String name = InProcessServerBuilder.generateName();
-    InProcessServerBuilder.forName(name).addService(new AdService.AdServiceImpl()).build().start();
-    AdServiceGrpc.AdServiceBlockingStub stub =
-        AdServiceGrpc.newBlockingStub(InProcessChannelBuilder.forName(name).build());
-    AdResponse resp = stub.getAds(AdRequest.getDefaultInstance());
-    assertFalse(resp.getAdsList().isEmpty());
+  public void unknownContext_fallsBackToRandomAds() {
+    AdResponse resp = ads.getAds(AdRequest.newBuilder().addContextKeys("gardening").build());
+    assertEquals(2, resp.getAdsCount());
   }
 }

@@ -69,7 +69,7 @@ def test_a_different_hand_written_fix_is_judged_by_what_it_does():
 
     def bound_the_cache(env, inj):
         old = env.backend.read_source("recommendationservice", FILE)
-        anchor = "            self._cache[key] = cat_response\n"
+        anchor = "            self._cache[key] = catalog\n"
         assert anchor in old
         new = old.replace(
             anchor,
@@ -87,7 +87,7 @@ def test_a_different_hand_written_fix_is_judged_by_what_it_does():
 def test_an_unrelated_patch_builds_but_repairs_nothing():
     def comment_only(env, inj):
         return (
-            f"--- a/{FILE}\n+++ b/{FILE}\n@@ -31,3 +31,4 @@\n \n \n"
+            f"--- a/{FILE}\n+++ b/{FILE}\n@@ -24,3 +24,4 @@\n \n \n"
             " class RecommendationService(demo_pb2_grpc.RecommendationServiceServicer):\n"
             "+    # reviewed\n"
         )

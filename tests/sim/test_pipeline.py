@@ -12,6 +12,9 @@ from sre_gym.sim.source_trees import PipelineError, base_tree
 
 OB = "online-boutique"
 PAY = "src/paymentservice/charge.js"
+# the expiry check of payment-expiry-check, and a hand fix of it
+EXPIRY_BAD = "monthIndex(year, month) <= thisMonth + 1"
+EXPIRY_FIXED = "monthIndex(year, month) < thisMonth"
 OB_CHANGES = {c.id: c for c in load_catalog(OB).changes}
 
 
@@ -49,8 +52,8 @@ def test_deploy_and_revert_track_images(pipe):
     ch = OB_CHANGES["payment-expiry-check"]
     bad_img = BASE_IMG.rsplit(":", 1)[0] + ":0123456789ab"
     pipe.on_deploy(ch, "0123456789ab" * 3 + "0123", bad_img, 100.0)
-    assert ">= (year * 12 + month - 1)" in pipe.read("paymentservice", bad_img, PAY)
-    assert ">= (year" not in pipe.read("paymentservice", BASE_IMG, PAY)  # images are immutable
+    assert EXPIRY_BAD in pipe.read("paymentservice", bad_img, PAY)
+    assert "thisMonth + 1" not in pipe.read("paymentservice", BASE_IMG, PAY)  # images are immutable
     pipe.on_revert(ch, "f" * 40, BASE_IMG, 400.0)
     assert pipe.tree("paymentservice", BASE_IMG) == base_tree(OB, "paymentservice")
     assert pipe.head("paymentservice") == base_tree(OB, "paymentservice")
@@ -77,7 +80,7 @@ def _running(pipe, change_id="payment-expiry-check"):
 def test_submit_a_fix_builds_an_image_without_the_defect(pipe):
     ch, img = _running(pipe)
     code = pipe.read("paymentservice", img, PAY)
-    fixed = code.replace(">= (year * 12 + month - 1)", "> (year * 12 + month)")
+    fixed = code.replace(EXPIRY_BAD, EXPIRY_FIXED)
     res = pipe.submit("paymentservice", img, ch, make_diff(PAY, code, fixed), 200.0)
     assert res.ok and res.defect is None, res
     assert [s["stage"] for s in res.stages] == ["apply", "lint", "unit-tests", "build"]
@@ -100,7 +103,7 @@ def test_submit_an_unrelated_patch_keeps_the_defect(pipe):
     ("mutate", "stage", "message"),
     [
         (
-            lambda c: c.replace("module.exports = function", "module.exports = funtion {"),
+            lambda c: c.replace("module.exports = charge;", "module.exports = charge(;"),
             "lint",
             "lint failed",
         ),
@@ -164,15 +167,13 @@ def test_submit_is_deterministic():
         p = Pipeline(OB, "r-test", 7)
         ch, img = _running(p)
         code = p.read("paymentservice", img, PAY)
-        diff = make_diff(
-            PAY, code, code.replace(">= (year * 12 + month - 1)", "> (year * 12 + month)")
-        )
+        diff = make_diff(PAY, code, code.replace(EXPIRY_BAD, EXPIRY_FIXED))
         results.append(p.submit("paymentservice", img, ch, diff, 200.0).to_dict())
     assert results[0] == results[1]
     p = Pipeline(OB, "r-test", 8)
     ch, img = _running(p)
     code = p.read("paymentservice", img, PAY)
-    diff = make_diff(PAY, code, code.replace(">= (year * 12 + month - 1)", "> (year * 12 + month)"))
+    diff = make_diff(PAY, code, code.replace(EXPIRY_BAD, EXPIRY_FIXED))
     assert p.submit("paymentservice", img, ch, diff, 200.0).sha != results[0]["sha"]
     assert (
         p.submit("paymentservice", img, ch, diff, 201.0).sha

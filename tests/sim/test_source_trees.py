@@ -45,7 +45,12 @@ def test_fix_predicate_revert_defect_and_hand_fix():
     assert not fix_holds(ch.fix, defective)
     reverted, _ = apply_diff(defective, ch.diff, reverse=True)
     assert reverted == base and fix_holds(ch.fix, reverted)
-    hand = edit(defective, PAY, ">= (year * 12 + month - 1)", "> (year * 12 + month)")
+    hand = edit(
+        defective,
+        PAY,
+        "monthIndex(year, month) <= thisMonth + 1",
+        "monthIndex(year, month) < thisMonth",
+    )
     assert hand != base and fix_holds(ch.fix, hand)  # an equivalent edit, not byte-identical
 
 

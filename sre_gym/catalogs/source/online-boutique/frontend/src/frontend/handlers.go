@@ -1,16 +1,5 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// HTTP handlers of the storefront: each page fans out to the backend services
+// through the helpers in rpc.go and renders one of the html templates.
 
 package main
 
@@ -41,288 +30,310 @@ var (
 	plat            platformDetails
 )
 
+// productCard is one product tile (home page) or the product shown on its own page.
+type productCard struct {
+	Item  *pb.Product
+	Price *pb.Money
+}
+
+// cartLine is one row of the cart page; Price is the line subtotal.
+type cartLine struct {
+	Item     *pb.Product
+	Quantity int32
+	Price    *pb.Money
+}
+
+// requestLog is the logger the logging middleware stored on the request.
+func requestLog(r *http.Request) logrus.FieldLogger {
+	return r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
+}
+
+// render executes a page template with the fields every page shares.
+func render(w http.ResponseWriter, r *http.Request, log logrus.FieldLogger, page string, data map[string]interface{}) {
+	if err := templates.ExecuteTemplate(w, page, injectCommonTemplateData(r, data)); err != nil {
+		log.WithField("template", page).Error(err)
+	}
+}
+
 func (fe *frontendServer) homeHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
-	log.WithField("currency", currentCurrency(r)).Info("home")
-	currencies, err := fe.getCurrencies(r.Context())
+	log := requestLog(r)
+	ctx := r.Context()
+	currency := currentCurrency(r)
+	log.WithField("currency", currency).Info("home")
+
+	currencies, err := fe.getCurrencies(ctx)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve currencies"), http.StatusInternalServerError)
 		return
 	}
-	products, err := fe.getProducts(r.Context())
+	catalog, err := fe.getProducts(ctx)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve products"), http.StatusInternalServerError)
 		return
 	}
-	cart, err := fe.getCart(r.Context(), sessionID(r))
+	cart, err := fe.getCart(ctx, sessionID(r))
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve cart"), http.StatusInternalServerError)
 		return
 	}
 
-	type productView struct {
-		Item  *pb.Product
-		Price *pb.Money
-	}
-	ps := make([]productView, len(products))
-	for i, p := range products {
-		price, err := fe.convertCurrency(r.Context(), p.GetPriceUsd(), currentCurrency(r))
+	cards := make([]productCard, 0, len(catalog))
+	for _, p := range catalog {
+		price, err := fe.convertCurrency(ctx, p.GetPriceUsd(), currency)
 		if err != nil {
-			renderHTTPError(log, r, w, errors.Wrapf(err, "failed to do currency conversion for product %s", p.GetId()), http.StatusInternalServerError)
+			renderHTTPError(log, r, w, errors.Wrapf(err, "could not convert the price of %s", p.GetId()), http.StatusInternalServerError)
 			return
 		}
-		ps[i] = productView{p, price}
+		cards = append(cards, productCard{Item: p, Price: price})
 	}
 
-	if err := templates.ExecuteTemplate(w, "home", injectCommonTemplateData(r, map[string]interface{}{
+	render(w, r, log, "home", map[string]interface{}{
 		"show_currency": true,
 		"currencies":    currencies,
-		"products":      ps,
+		"products":      cards,
 		"cart_size":     cartSize(cart),
 		"banner_color":  envOrDefault("BANNER_COLOR", ""),
-		"ad":            fe.chooseAd(r.Context(), []string{}, log),
-	})); err != nil {
-		log.Error(err)
-	}
+		"ad":            fe.chooseAd(ctx, nil, log),
+	})
 }
 
 func (fe *frontendServer) productHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
+	log := requestLog(r)
+	ctx := r.Context()
 	id := mux.Vars(r)["id"]
 	if id == "" {
 		renderHTTPError(log, r, w, errors.New("product id not specified"), http.StatusBadRequest)
 		return
 	}
-	log.WithField("id", id).WithField("currency", currentCurrency(r)).Debug("serving product page")
+	currency := currentCurrency(r)
+	log.WithFields(logrus.Fields{"id": id, "currency": currency}).Debug("serving product page")
 
-	p, err := fe.getProduct(r.Context(), id)
+	p, err := fe.getProduct(ctx, id)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve product"), http.StatusInternalServerError)
 		return
 	}
-	currencies, err := fe.getCurrencies(r.Context())
+	currencies, err := fe.getCurrencies(ctx)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve currencies"), http.StatusInternalServerError)
 		return
 	}
-	cart, err := fe.getCart(r.Context(), sessionID(r))
+	cart, err := fe.getCart(ctx, sessionID(r))
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve cart"), http.StatusInternalServerError)
 		return
 	}
-	price, err := fe.convertCurrency(r.Context(), p.GetPriceUsd(), currentCurrency(r))
+	price, err := fe.convertCurrency(ctx, p.GetPriceUsd(), currency)
 	if err != nil {
-		renderHTTPError(log, r, w, errors.Wrap(err, "failed to convert currency"), http.StatusInternalServerError)
+		renderHTTPError(log, r, w, errors.Wrap(err, "could not convert the product price"), http.StatusInternalServerError)
 		return
 	}
-	recommendations, err := fe.getRecommendations(r.Context(), sessionID(r), []string{id})
+
+	// Recommendations are decoration: a failure is logged and the page still renders.
+	recs, err := fe.getRecommendations(ctx, sessionID(r), []string{id})
 	if err != nil {
-		log.WithField("error", err).Warn("failed to get product recommendations")
+		log.WithField("error", err).Warn("recommendations unavailable")
 	}
 
-	product := struct {
-		Item  *pb.Product
-		Price *pb.Money
-	}{p, price}
-
-	if err := templates.ExecuteTemplate(w, "product", injectCommonTemplateData(r, map[string]interface{}{
-		"ad":              fe.chooseAd(r.Context(), p.Categories, log),
+	render(w, r, log, "product", map[string]interface{}{
+		"ad":              fe.chooseAd(ctx, p.Categories, log),
 		"show_currency":   true,
 		"currencies":      currencies,
-		"product":         product,
-		"recommendations": recommendations,
+		"product":         productCard{Item: p, Price: price},
+		"recommendations": recs,
 		"cart_size":       cartSize(cart),
-	})); err != nil {
-		log.Println(err)
-	}
+	})
 }
 
 func (fe *frontendServer) addToCartHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
-	quantity, _ := strconv.ParseUint(r.FormValue("quantity"), 10, 32)
+	log := requestLog(r)
+	ctx := r.Context()
 	productID := r.FormValue("product_id")
-	if productID == "" || quantity == 0 {
+	qty, err := strconv.ParseUint(r.FormValue("quantity"), 10, 32)
+	if productID == "" || err != nil || qty == 0 {
 		renderHTTPError(log, r, w, errors.New("invalid form input"), http.StatusBadRequest)
 		return
 	}
-	log.WithField("product", productID).WithField("quantity", quantity).Debug("adding to cart")
+	log.WithFields(logrus.Fields{"product": productID, "quantity": qty}).Debug("adding to cart")
 
-	p, err := fe.getProduct(r.Context(), productID)
+	// Look the product up first so that unknown ids never reach the cart.
+	p, err := fe.getProduct(ctx, productID)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve product"), http.StatusInternalServerError)
 		return
 	}
-
-	if err := fe.insertCart(r.Context(), sessionID(r), p.GetId(), int32(quantity)); err != nil {
+	if err := fe.insertCart(ctx, sessionID(r), p.GetId(), int32(qty)); err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "failed to add to cart"), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("location", baseUrl+"/cart")
-	w.WriteHeader(http.StatusFound)
+	redirect(w, baseUrl+"/cart")
+}
+
+func (fe *frontendServer) emptyCartHandler(w http.ResponseWriter, r *http.Request) {
+	log := requestLog(r)
+	log.Debug("emptying cart")
+	if err := fe.emptyCart(r.Context(), sessionID(r)); err != nil {
+		renderHTTPError(log, r, w, errors.Wrap(err, "failed to empty cart"), http.StatusInternalServerError)
+		return
+	}
+	redirect(w, baseUrl+"/")
 }
 
 func (fe *frontendServer) viewCartHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
+	log := requestLog(r)
+	ctx := r.Context()
+	currency := currentCurrency(r)
 	log.Debug("view user cart")
-	currencies, err := fe.getCurrencies(r.Context())
+
+	currencies, err := fe.getCurrencies(ctx)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve currencies"), http.StatusInternalServerError)
 		return
 	}
-	cart, err := fe.getCart(r.Context(), sessionID(r))
+	cart, err := fe.getCart(ctx, sessionID(r))
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve cart"), http.StatusInternalServerError)
 		return
 	}
-
-	// ignores the error retrieving recommendations since it is not critical
-	recommendations, err := fe.getRecommendations(r.Context(), sessionID(r), cartIDs(cart))
+	recs, err := fe.getRecommendations(ctx, sessionID(r), cartIDs(cart))
 	if err != nil {
-		log.WithField("error", err).Warn("failed to get product recommendations")
+		log.WithField("error", err).Warn("recommendations unavailable")
 	}
-
-	shippingCost, err := fe.getShippingQuote(r.Context(), cart, currentCurrency(r))
+	shipping, err := fe.getShippingQuote(ctx, cart, currency)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "failed to get shipping quote"), http.StatusInternalServerError)
 		return
 	}
 
-	type cartItemView struct {
-		Item     *pb.Product
-		Quantity int32
-		Price    *pb.Money
-	}
-	items := make([]cartItemView, len(cart))
-	totalPrice := pb.Money{CurrencyCode: currentCurrency(r)}
-	for i, item := range cart {
-		p, err := fe.getProduct(r.Context(), item.GetProductId())
+	lines := make([]cartLine, 0, len(cart))
+	total := pb.Money{CurrencyCode: currency}
+	for _, ci := range cart {
+		p, err := fe.getProduct(ctx, ci.GetProductId())
 		if err != nil {
-			renderHTTPError(log, r, w, errors.Wrapf(err, "could not retrieve product #%s", item.GetProductId()), http.StatusInternalServerError)
+			renderHTTPError(log, r, w, errors.Wrapf(err, "could not retrieve product #%s", ci.GetProductId()), http.StatusInternalServerError)
 			return
 		}
-		price, err := fe.convertCurrency(r.Context(), p.GetPriceUsd(), currentCurrency(r))
+		unit, err := fe.convertCurrency(ctx, p.GetPriceUsd(), currency)
 		if err != nil {
-			renderHTTPError(log, r, w, errors.Wrapf(err, "could not convert currency for product #%s", item.GetProductId()), http.StatusInternalServerError)
+			renderHTTPError(log, r, w, errors.Wrapf(err, "could not convert the price of #%s", ci.GetProductId()), http.StatusInternalServerError)
 			return
 		}
-
-		multPrice := money.MultiplySlow(*price, uint32(item.GetQuantity()))
-		items[i] = cartItemView{
-			Item:     p,
-			Quantity: item.GetQuantity(),
-			Price:    &multPrice}
-		totalPrice = money.Must(money.Sum(totalPrice, multPrice))
+		subtotal := money.MultiplySlow(*unit, uint32(ci.GetQuantity()))
+		lines = append(lines, cartLine{Item: p, Quantity: ci.GetQuantity(), Price: &subtotal})
+		total = money.Must(money.Sum(total, subtotal))
 	}
-	totalPrice = money.Must(money.Sum(totalPrice, *shippingCost))
-	year := time.Now().Year()
+	total = money.Must(money.Sum(total, *shipping))
 
-	if err := templates.ExecuteTemplate(w, "cart", injectCommonTemplateData(r, map[string]interface{}{
+	// the card form offers this year and the four after it
+	thisYear := time.Now().Year()
+	years := make([]int, 5)
+	for i := range years {
+		years[i] = thisYear + i
+	}
+
+	render(w, r, log, "cart", map[string]interface{}{
 		"currencies":       currencies,
-		"recommendations":  recommendations,
+		"recommendations":  recs,
 		"cart_size":        cartSize(cart),
-		"shipping_cost":    shippingCost,
+		"shipping_cost":    shipping,
 		"show_currency":    true,
-		"total_cost":       totalPrice,
-		"items":            items,
-		"expiration_years": []int{year, year + 1, year + 2, year + 3, year + 4},
-	})); err != nil {
-		log.Println(err)
+		"total_cost":       total,
+		"items":            lines,
+		"expiration_years": years,
+	})
+}
+
+// orderFromForm reads the checkout form; malformed numbers become zero and the
+// checkout service rejects them.
+func orderFromForm(r *http.Request) *pb.PlaceOrderRequest {
+	num := func(field string) int32 {
+		v, _ := strconv.ParseInt(r.FormValue(field), 10, 32)
+		return int32(v)
+	}
+	return &pb.PlaceOrderRequest{
+		Email:        r.FormValue("email"),
+		UserId:       sessionID(r),
+		UserCurrency: currentCurrency(r),
+		Address: &pb.Address{
+			StreetAddress: r.FormValue("street_address"),
+			City:          r.FormValue("city"),
+			State:         r.FormValue("state"),
+			Country:       r.FormValue("country"),
+			ZipCode:       num("zip_code"),
+		},
+		CreditCard: &pb.CreditCardInfo{
+			CreditCardNumber:          r.FormValue("credit_card_number"),
+			CreditCardExpirationMonth: num("credit_card_expiration_month"),
+			CreditCardExpirationYear:  num("credit_card_expiration_year"),
+			CreditCardCvv:             num("credit_card_cvv"),
+		},
 	}
 }
 
 func (fe *frontendServer) placeOrderHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
+	log := requestLog(r)
+	ctx := r.Context()
 	log.Debug("placing order")
 
-	var (
-		email         = r.FormValue("email")
-		streetAddress = r.FormValue("street_address")
-		zipCode, _    = strconv.ParseInt(r.FormValue("zip_code"), 10, 32)
-		city          = r.FormValue("city")
-		state         = r.FormValue("state")
-		country       = r.FormValue("country")
-		ccNumber      = r.FormValue("credit_card_number")
-		ccMonth, _    = strconv.ParseInt(r.FormValue("credit_card_expiration_month"), 10, 32)
-		ccYear, _     = strconv.ParseInt(r.FormValue("credit_card_expiration_year"), 10, 32)
-		ccCVV, _      = strconv.ParseInt(r.FormValue("credit_card_cvv"), 10, 32)
-	)
-
-	order, err := pb.NewCheckoutServiceClient(fe.checkoutSvcConn).
-		PlaceOrder(r.Context(), &pb.PlaceOrderRequest{
-			Email: email,
-			CreditCard: &pb.CreditCardInfo{
-				CreditCardNumber:          ccNumber,
-				CreditCardExpirationMonth: int32(ccMonth),
-				CreditCardExpirationYear:  int32(ccYear),
-				CreditCardCvv:             int32(ccCVV)},
-			UserId:       sessionID(r),
-			UserCurrency: currentCurrency(r),
-			Address: &pb.Address{
-				StreetAddress: streetAddress,
-				City:          city,
-				State:         state,
-				ZipCode:       int32(zipCode),
-				Country:       country},
-		})
+	resp, err := pb.NewCheckoutServiceClient(fe.checkoutSvcConn).PlaceOrder(ctx, orderFromForm(r))
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "failed to complete the order"), http.StatusInternalServerError)
 		return
 	}
-	log.WithField("order", order.GetOrder().GetOrderId()).Info("order placed")
+	order := resp.GetOrder()
+	log.WithField("order", order.GetOrderId()).Info("order placed")
 
-	order.GetOrder().GetItems()
-	recommendations, _ := fe.getRecommendations(r.Context(), sessionID(r), nil)
-
-	totalPaid := *order.GetOrder().GetShippingCost()
-	for _, v := range order.GetOrder().GetItems() {
-		multPrice := money.MultiplySlow(*v.GetCost(), uint32(v.GetItem().GetQuantity()))
-		totalPaid = money.Must(money.Sum(totalPaid, multPrice))
+	paid := *order.GetShippingCost()
+	for _, it := range order.GetItems() {
+		line := money.MultiplySlow(*it.GetCost(), uint32(it.GetItem().GetQuantity()))
+		paid = money.Must(money.Sum(paid, line))
 	}
 
-	currencies, err := fe.getCurrencies(r.Context())
+	currencies, err := fe.getCurrencies(ctx)
 	if err != nil {
 		renderHTTPError(log, r, w, errors.Wrap(err, "could not retrieve currencies"), http.StatusInternalServerError)
 		return
 	}
+	recs, _ := fe.getRecommendations(ctx, sessionID(r), nil)
 
-	if err := templates.ExecuteTemplate(w, "order", injectCommonTemplateData(r, map[string]interface{}{
+	render(w, r, log, "order", map[string]interface{}{
 		"show_currency":   false,
 		"currencies":      currencies,
-		"order":           order.GetOrder(),
-		"total_paid":      &totalPaid,
-		"recommendations": recommendations,
-	})); err != nil {
-		log.Println(err)
-	}
+		"order":           order,
+		"total_paid":      &paid,
+		"recommendations": recs,
+	})
 }
 
 func (fe *frontendServer) setCurrencyHandler(w http.ResponseWriter, r *http.Request) {
-	log := r.Context().Value(ctxKeyLog{}).(logrus.FieldLogger)
-	cur := r.FormValue("currency_code")
-	log.WithField("curr.new", cur).WithField("curr.old", currentCurrency(r)).
-		Debug("setting currency")
+	log := requestLog(r)
+	next := r.FormValue("currency_code")
+	log.WithFields(logrus.Fields{"curr.new": next, "curr.old": currentCurrency(r)}).Debug("setting currency")
 
-	if cur != "" {
-		http.SetCookie(w, &http.Cookie{
-			Name:   cookieCurrency,
-			Value:  cur,
-			MaxAge: cookieMaxAge,
-		})
+	if next != "" {
+		http.SetCookie(w, &http.Cookie{Name: cookieCurrency, Value: next, MaxAge: cookieMaxAge})
 	}
-	referer := r.Header.Get("referer")
-	if referer == "" {
-		referer = baseUrl + "/"
+	back := r.Header.Get("referer")
+	if back == "" {
+		back = baseUrl + "/"
 	}
-	w.Header().Set("Location", referer)
+	redirect(w, back)
+}
+
+func redirect(w http.ResponseWriter, location string) {
+	w.Header().Set("Location", location)
 	w.WriteHeader(http.StatusFound)
 }
 
-// chooseAd queries for advertisements available and randomly chooses one, if
-// available. It ignores the error retrieving the ad since it is not critical.
+// chooseAd picks one of the ads matching ctxKeys. Ads are optional: any error
+// yields nil and the page renders without a banner.
 func (fe *frontendServer) chooseAd(ctx context.Context, ctxKeys []string, log logrus.FieldLogger) *pb.Ad {
 	ads, err := fe.getAd(ctx, ctxKeys)
 	if err != nil {
 		log.WithField("error", err).Warn("failed to retrieve ads")
+		return nil
+	}
+	if len(ads) == 0 {
 		return nil
 	}
 	return ads[rand.Intn(len(ads))]
@@ -330,48 +341,41 @@ func (fe *frontendServer) chooseAd(ctx context.Context, ctxKeys []string, log lo
 
 func renderHTTPError(log logrus.FieldLogger, r *http.Request, w http.ResponseWriter, err error, code int) {
 	log.WithField("error", err).Error("request error")
-	errMsg := fmt.Sprintf("%+v", err)
-
 	w.WriteHeader(code)
-
-	if templateErr := templates.ExecuteTemplate(w, "error", injectCommonTemplateData(r, map[string]interface{}{
-		"error":       errMsg,
+	render(w, r, log, "error", map[string]interface{}{
+		"error":       fmt.Sprintf("%+v", err),
 		"status_code": code,
 		"status":      http.StatusText(code),
-	})); templateErr != nil {
-		log.Println(templateErr)
-	}
+	})
 }
 
+// currentCurrency is the currency chosen by the shopper, or the shop default.
 func currentCurrency(r *http.Request) string {
-	c, _ := r.Cookie(cookieCurrency)
-	if c != nil {
+	if c, err := r.Cookie(cookieCurrency); err == nil && c.Value != "" {
 		return c.Value
 	}
 	return defaultCurrency
 }
 
 func sessionID(r *http.Request) string {
-	v := r.Context().Value(ctxKeySessionID{})
-	if v != nil {
-		return v.(string)
-	}
-	return ""
+	id, _ := r.Context().Value(ctxKeySessionID{}).(string)
+	return id
 }
 
+// cartIDs lists the product ids in the cart, in cart order.
 func cartIDs(c []*pb.CartItem) []string {
-	out := make([]string, len(c))
-	for i, v := range c {
-		out[i] = v.GetProductId()
+	ids := make([]string, 0, len(c))
+	for _, it := range c {
+		ids = append(ids, it.GetProductId())
 	}
-	return out
+	return ids
 }
 
-// get total # of items in cart
+// cartSize counts units, not lines: two mugs and a hat make three.
 func cartSize(c []*pb.CartItem) int {
-	cartSize := 0
-	for _, item := range c {
-		cartSize += int(item.GetQuantity())
+	units := 0
+	for _, it := range c {
+		units += int(it.GetQuantity())
 	}
-	return cartSize
+	return units
 }

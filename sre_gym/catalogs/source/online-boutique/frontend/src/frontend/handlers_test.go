@@ -1,64 +1,70 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	pb "github.com/GoogleCloudPlatform/microservices-demo/src/frontend/genproto"
 )
 
-func TestCartSize(t *testing.T) {
-	cart := []*pb.CartItem{
+func sampleCart() []*pb.CartItem {
+	return []*pb.CartItem{
 		{ProductId: "OLJCESPC7Z", Quantity: 2},
 		{ProductId: "66VCHSJNUP", Quantity: 3},
+		{ProductId: "1YMWWN1N4O", Quantity: 1},
 	}
-	if got := cartSize(cart); got != 5 {
-		t.Fatalf("cartSize() = %d, want 5", got)
+}
+
+func TestCartSize(t *testing.T) {
+	cases := map[string]struct {
+		cart []*pb.CartItem
+		want int
+	}{
+		"empty":       {nil, 0},
+		"three lines": {sampleCart(), 6},
 	}
-	if got := cartSize(nil); got != 0 {
-		t.Fatalf("cartSize(nil) = %d, want 0", got)
+	for name, tc := range cases {
+		if got := cartSize(tc.cart); got != tc.want {
+			t.Errorf("%s: cartSize = %d, want %d", name, got, tc.want)
+		}
 	}
 }
 
 func TestCartIDs(t *testing.T) {
-	cart := []*pb.CartItem{{ProductId: "OLJCESPC7Z"}, {ProductId: "1YMWWN1N4O"}}
-	ids := cartIDs(cart)
-	if len(ids) != 2 || ids[0] != "OLJCESPC7Z" || ids[1] != "1YMWWN1N4O" {
-		t.Fatalf("cartIDs() = %v", ids)
+	got := cartIDs(sampleCart())
+	want := []string{"OLJCESPC7Z", "66VCHSJNUP", "1YMWWN1N4O"}
+	if len(got) != len(want) {
+		t.Fatalf("cartIDs returned %d ids, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("cartIDs[%d] = %q, want %q", i, got[i], want[i])
+		}
 	}
 }
 
 func TestCurrentCurrencyDefaults(t *testing.T) {
-	r := httptest.NewRequest("GET", "/", nil)
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	if got := currentCurrency(r); got != defaultCurrency {
-		t.Fatalf("currentCurrency() = %q, want %q", got, defaultCurrency)
+		t.Errorf("no cookie: currency = %q, want %q", got, defaultCurrency)
+	}
+	r.AddCookie(&http.Cookie{Name: cookieCurrency, Value: "JPY"})
+	if got := currentCurrency(r); got != "JPY" {
+		t.Errorf("cookie JPY: currency = %q", got)
 	}
 }
 
 func TestWhitelistedCurrencies(t *testing.T) {
-	for _, c := range []string{"USD", "EUR", "CAD", "JPY", "GBP", "TRY"} {
-		if !whitelistedCurrencies[c] {
-			t.Errorf("currency %s should be offered", c)
+	for _, code := range []string{"USD", "EUR", "CAD", "JPY", "GBP", "TRY"} {
+		if !whitelistedCurrencies[code] {
+			t.Errorf("%s missing from the currency picker", code)
 		}
 	}
 }
 
 func TestAdRequestTimeout(t *testing.T) {
 	if adRequestTimeout.Milliseconds() != 100 {
-		t.Fatalf("ads are a soft dependency and must time out after 100ms, got %v", adRequestTimeout)
+		t.Errorf("adRequestTimeout = %v, want 100ms", adRequestTimeout)
 	}
 }

@@ -1,16 +1,5 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//      http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// Card checks behind PaymentService.Charge. Nothing is actually charged: a card
+// that passes validation gets a fresh transaction id.
 
 const cardValidator = require('simple-card-validator');
 const { v4: uuidv4 } = require('uuid');
@@ -20,22 +9,22 @@ const logger = pino({
   name: 'paymentservice-charge',
   messageKey: 'message',
   formatters: {
-    level (logLevelString, logLevelNum) {
-      return { severity: logLevelString };
-    }
+    level: (label) => ({ severity: label })
   }
 });
 
+// Every card problem is the caller's fault: gRPC INVALID_ARGUMENT-ish code 400.
 class CreditCardError extends Error {
   constructor (message) {
     super(message);
-    this.code = 400; // Invalid argument error
+    this.name = this.constructor.name;
+    this.code = 400;
   }
 }
 
 class InvalidCreditCard extends CreditCardError {
-  constructor (cardType) {
-    super(`Credit card info is invalid`);
+  constructor () {
+    super('Credit card info is invalid');
   }
 }
 
@@ -47,39 +36,55 @@ class UnacceptedCreditCard extends CreditCardError {
 
 class ExpiredCreditCard extends CreditCardError {
   constructor (number, month, year) {
-    super(`Your credit card (ending ${number.substr(-4)}) expired on ${month}/${year}`);
+    super(`Your credit card (ending ${lastFour(number)}) expired on ${month}/${year}`);
   }
 }
 
+const ACCEPTED_CARD_TYPES = new Set(['visa', 'mastercard']);
+
+function lastFour (number) {
+  return String(number).replace(/\D/g, '').slice(-4);
+}
+
+// Months since year 0, so that expiry dates compare as plain integers.
+function monthIndex (year, month) {
+  return year * 12 + month;
+}
+
+function formatAmount ({ currency_code: currency, units, nanos }) {
+  const cents = String(Math.floor((nanos || 0) / 1e7)).padStart(2, '0');
+  return `${currency} ${units}.${cents}`;
+}
+
 /**
- * Verifies the credit card number and (pretend) charges the card.
- *
- * @param {*} request
- * @return transaction_id - a random uuid.
+ * Validates the card of a ChargeRequest and returns a ChargeResponse.
+ * Throws a CreditCardError subclass when the card cannot be used.
  */
-module.exports = function charge (request) {
-  const { amount, credit_card: creditCard } = request;
-  const cardNumber = creditCard.credit_card_number;
-  const cardInfo = cardValidator(cardNumber);
-  const {
-    card_type: cardType,
-    valid
-  } = cardInfo.getCardDetails();
+function charge (request) {
+  const { amount, credit_card: card } = request;
+  const number = card.credit_card_number;
 
-  if (!valid) { throw new InvalidCreditCard(); }
+  const details = cardValidator(number).getCardDetails();
+  if (!details.valid) {
+    throw new InvalidCreditCard();
+  }
+  const cardType = details.card_type;
+  if (!ACCEPTED_CARD_TYPES.has(cardType)) {
+    throw new UnacceptedCreditCard(cardType);
+  }
 
-  // Only VISA and mastercard is accepted, other card types (AMEX, dinersclub) will
-  // throw UnacceptedCreditCard error.
-  if (!(cardType === 'visa' || cardType === 'mastercard')) { throw new UnacceptedCreditCard(cardType); }
+  const today = new Date();
+  const thisMonth = monthIndex(today.getFullYear(), today.getMonth() + 1);
+  const year = card.credit_card_expiration_year;
+  const month = card.credit_card_expiration_month;
+  // a card stays valid through the last day of its expiration month
+  if (monthIndex(year, month) < thisMonth) {
+    throw new ExpiredCreditCard(number, month, year);
+  }
 
-  // Also validate expiration is > today.
-  const currentMonth = new Date().getMonth() + 1;
-  const currentYear = new Date().getFullYear();
-  const { credit_card_expiration_year: year, credit_card_expiration_month: month } = creditCard;
-  if ((currentYear * 12 + currentMonth) > (year * 12 + month)) { throw new ExpiredCreditCard(cardNumber.replace('-', ''), month, year); }
-
-  logger.info(`Transaction processed: ${cardType} ending ${cardNumber.substr(-4)} \
-    Amount: ${amount.currency_code}${amount.units}.${amount.nanos}`);
-
+  logger.info(`Transaction processed: ${cardType} ending ${lastFour(number)}, amount ${formatAmount(amount)}`);
   return { transaction_id: uuidv4() };
-};
+}
+
+module.exports = charge;
+module.exports.CreditCardError = CreditCardError;

@@ -1,21 +1,10 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//      http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// gRPC server of the payment service: PaymentService.Charge plus the standard
+// health check used by the kubelet's grpc probes.
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
-const pino = require('pino');
 const protoLoader = require('@grpc/proto-loader');
+const pino = require('pino');
 
 const charge = require('./charge');
 
@@ -23,89 +12,73 @@ const logger = pino({
   name: 'paymentservice-server',
   messageKey: 'message',
   formatters: {
-    level (logLevelString, logLevelNum) {
-      return { severity: logLevelString };
-    }
+    level: (label) => ({ severity: label })
   }
 });
+
+const LOADER_OPTIONS = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true
+};
 
 class HipsterShopServer {
   constructor (protoRoot, port = HipsterShopServer.PORT) {
     this.port = port;
-
+    this.server = new grpc.Server();
     this.packages = {
       hipsterShop: this.loadProto(path.join(protoRoot, 'demo.proto')),
       health: this.loadProto(path.join(protoRoot, 'grpc/health/v1/health.proto'))
     };
-
-    this.server = new grpc.Server();
     this.loadAllProtos(protoRoot);
   }
 
-  /**
-   * Handler for PaymentService.Charge.
-   * @param {*} call  { ChargeRequest }
-   * @param {*} callback  fn(err, ChargeResponse)
-   */
+  // PaymentService.Charge: card errors come back to the caller as the call's error.
   static ChargeServiceHandler (call, callback) {
+    const { amount } = call.request;
+    logger.info({ amount }, 'PaymentService#Charge invoked');
+    let response;
     try {
-      logger.info(`PaymentService#Charge invoked with request ${JSON.stringify(call.request)}`);
-      const response = charge(call.request);
-      callback(null, response);
+      response = charge(call.request);
     } catch (err) {
-      console.warn(err);
+      logger.warn({ err: err.message }, 'charge rejected');
       callback(err);
+      return;
     }
+    callback(null, response);
   }
 
   static CheckHandler (call, callback) {
     callback(null, { status: 'SERVING' });
   }
 
+  loadProto (file) {
+    return grpc.loadPackageDefinition(protoLoader.loadSync(file, LOADER_OPTIONS));
+  }
+
+  loadAllProtos () {
+    const shop = this.packages.hipsterShop.hipstershop;
+    const health = this.packages.health.grpc.health.v1;
+
+    this.server.addService(shop.PaymentService.service, {
+      charge: HipsterShopServer.ChargeServiceHandler
+    });
+    this.server.addService(health.Health.service, {
+      check: HipsterShopServer.CheckHandler
+    });
+  }
+
   listen () {
-    const server = this.server;
-    const port = this.port;
-    server.bindAsync(
-      `[::]:${port}`,
-      grpc.ServerCredentials.createInsecure(),
-      function () {
-        logger.info(`PaymentService gRPC server started on port ${port}`);
-        server.start();
+    const address = `[::]:${this.port}`;
+    this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
+      if (err) {
+        logger.error({ err: err.message }, `could not bind ${address}`);
+        process.exit(1);
       }
-    );
-  }
-
-  loadProto (path) {
-    const packageDefinition = protoLoader.loadSync(
-      path,
-      {
-        keepCase: true,
-        longs: String,
-        enums: String,
-        defaults: true,
-        oneofs: true
-      }
-    );
-    return grpc.loadPackageDefinition(packageDefinition);
-  }
-
-  loadAllProtos (protoRoot) {
-    const hipsterShopPackage = this.packages.hipsterShop.hipstershop;
-    const healthPackage = this.packages.health.grpc.health.v1;
-
-    this.server.addService(
-      hipsterShopPackage.PaymentService.service,
-      {
-        charge: HipsterShopServer.ChargeServiceHandler.bind(this)
-      }
-    );
-
-    this.server.addService(
-      healthPackage.Health.service,
-      {
-        check: HipsterShopServer.CheckHandler.bind(this)
-      }
-    );
+      logger.info(`PaymentService gRPC server started on port ${boundPort}`);
+    });
   }
 }
 

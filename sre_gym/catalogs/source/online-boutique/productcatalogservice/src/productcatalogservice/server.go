@@ -1,24 +1,16 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// ProductCatalogService: serves the products of products.json over gRPC.
+// The file is read once and kept in memory; SIGUSR1 switches to re-reading it
+// on every request (to try catalog edits live) and SIGUSR2 switches back.
 
 package main
 
 import (
 	"context"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	pb "github.com/GoogleCloudPlatform/microservices-demo/src/productcatalogservice/genproto"
@@ -28,10 +20,12 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
+const catalogFile = "products.json"
+
 var (
 	mu            sync.Mutex
-	reloadCatalog bool
-	extraLatency  time.Duration
+	reloadCatalog bool          // re-read catalogFile on every request (SIGUSR1 / SIGUSR2)
+	extraLatency  time.Duration // EXTRA_LATENCY: added to every catalog RPC, for fault drills
 )
 
 type productCatalog struct {
@@ -40,80 +34,101 @@ type productCatalog struct {
 }
 
 func init() {
-	if s := os.Getenv("EXTRA_LATENCY"); s != "" {
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			log.Fatalf("failed to parse EXTRA_LATENCY (%s) as time.Duration: %+v", v, err)
-		}
-		extraLatency = v
-		log.Infof("extra latency enabled (duration: %v)", extraLatency)
-	} else {
-		extraLatency = time.Duration(0)
-	}
+	extraLatency = latencyFromEnv()
+	watchReloadSignals()
 }
 
-func loadCatalog(catalog *pb.ListProductsResponse) error {
-	catalogJSON, err := os.ReadFile("products.json")
+// latencyFromEnv parses EXTRA_LATENCY ("250ms", "1s"); a bad value stops the
+// process rather than silently running without the requested delay.
+func latencyFromEnv() time.Duration {
+	raw := os.Getenv("EXTRA_LATENCY")
+	if raw == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(raw)
 	if err != nil {
-		log.Warnf("failed to open product catalog json file: %v", err)
+		log.Fatalf("EXTRA_LATENCY=%q is not a duration: %v", raw, err)
+	}
+	log.Infof("extra latency enabled (duration: %v)", d)
+	return d
+}
+
+func watchReloadSignals() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for sig := range sigs {
+			on := sig == syscall.SIGUSR1
+			mu.Lock()
+			reloadCatalog = on
+			mu.Unlock()
+			log.Infof("reload catalog on every request: %v", on)
+		}
+	}()
+}
+
+// loadCatalog decodes catalogFile into catalog.
+func loadCatalog(catalog *pb.ListProductsResponse) error {
+	raw, err := os.ReadFile(catalogFile)
+	if err != nil {
+		log.Warnf("could not read %s: %v", catalogFile, err)
 		return err
 	}
-	if err := protojson.Unmarshal(catalogJSON, catalog); err != nil {
-		log.Warnf("failed to parse the catalog JSON: %v", err)
+	if err := protojson.Unmarshal(raw, catalog); err != nil {
+		log.Warnf("could not decode %s: %v", catalogFile, err)
 		return err
 	}
 	log.Info("successfully parsed product catalog json")
 	return nil
 }
 
+// parseCatalog returns the cached products, loading them on first use (or on
+// every call while reloadCatalog is set). On a load error it returns nothing.
+func (p *productCatalog) parseCatalog() []*pb.Product {
+	mu.Lock()
+	defer mu.Unlock()
+	if reloadCatalog || len(p.catalog.Products) == 0 {
+		if err := loadCatalog(&p.catalog); err != nil {
+			return nil
+		}
+	}
+	return p.catalog.Products
+}
+
 func (p *productCatalog) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
-func (p *productCatalog) ListProducts(context.Context, *pb.Empty) (*pb.ListProductsResponse, error) {
-	time.Sleep(extraLatency)
+func (p *productCatalog) Watch(req *healthpb.HealthCheckRequest, ws healthpb.Health_WatchServer) error {
+	return status.Error(codes.Unimplemented, "health watch is not supported")
+}
 
+func (p *productCatalog) ListProducts(ctx context.Context, _ *pb.Empty) (*pb.ListProductsResponse, error) {
+	time.Sleep(extraLatency)
 	return &pb.ListProductsResponse{Products: p.parseCatalog()}, nil
 }
 
 func (p *productCatalog) GetProduct(ctx context.Context, req *pb.GetProductRequest) (*pb.Product, error) {
 	time.Sleep(extraLatency)
-
-	var found *pb.Product
-	for i := 0; i < len(p.parseCatalog()); i++ {
-		if req.Id == p.parseCatalog()[i].Id {
-			found = p.parseCatalog()[i]
+	for _, product := range p.parseCatalog() {
+		if product.GetId() == req.GetId() {
+			return product, nil
 		}
 	}
-
-	if found == nil {
-		return nil, status.Errorf(codes.NotFound, "no product with ID %s", req.Id)
-	}
-	return found, nil
+	return nil, status.Errorf(codes.NotFound, "no product with ID %s", req.GetId())
 }
 
+// SearchProducts matches the query, case-insensitively, against product names
+// and descriptions.
 func (p *productCatalog) SearchProducts(ctx context.Context, req *pb.SearchProductsRequest) (*pb.SearchProductsResponse, error) {
 	time.Sleep(extraLatency)
-
-	var ps []*pb.Product
+	query := strings.ToLower(strings.TrimSpace(req.GetQuery()))
+	var results []*pb.Product
 	for _, product := range p.parseCatalog() {
-		if strings.Contains(strings.ToLower(product.Name), strings.ToLower(req.Query)) ||
-			strings.Contains(strings.ToLower(product.Description), strings.ToLower(req.Query)) {
-			ps = append(ps, product)
+		if strings.Contains(strings.ToLower(product.GetName()), query) ||
+			strings.Contains(strings.ToLower(product.GetDescription()), query) {
+			results = append(results, product)
 		}
 	}
-
-	return &pb.SearchProductsResponse{Results: ps}, nil
-}
-
-func (p *productCatalog) parseCatalog() []*pb.Product {
-	mu.Lock()
-	defer mu.Unlock()
-	if reloadCatalog || len(p.catalog.Products) == 0 {
-		err := loadCatalog(&p.catalog)
-		if err != nil {
-			return []*pb.Product{}
-		}
-	}
-	return p.catalog.Products
+	return &pb.SearchProductsResponse{Results: results}, nil
 }

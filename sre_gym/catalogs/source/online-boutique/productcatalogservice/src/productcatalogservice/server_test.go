@@ -1,17 +1,3 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 package main
 
 import (
@@ -27,32 +13,41 @@ func TestServer(t *testing.T) {
 	ctx := context.Background()
 	srv := &productCatalog{}
 
-	res, err := srv.ListProducts(ctx, &pb.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Products) != 9 {
-		t.Fatalf("got %d products, want 9", len(res.Products))
-	}
+	t.Run("ListProducts", func(t *testing.T) {
+		res, err := srv.ListProducts(ctx, &pb.Empty{})
+		if err != nil {
+			t.Fatalf("ListProducts: %v", err)
+		}
+		if n := len(res.GetProducts()); n != 9 {
+			t.Fatalf("catalog has %d products, want 9", n)
+		}
+	})
 
-	got, err := srv.GetProduct(ctx, &pb.GetProductRequest{Id: "OLJCESPC7Z"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Name != "Sunglasses" {
-		t.Errorf("got %q, want Sunglasses", got.Name)
-	}
+	t.Run("GetProduct", func(t *testing.T) {
+		for id, name := range map[string]string{"OLJCESPC7Z": "Sunglasses", "6E92ZMYYFZ": "Mug"} {
+			got, err := srv.GetProduct(ctx, &pb.GetProductRequest{Id: id})
+			if err != nil {
+				t.Fatalf("GetProduct(%s): %v", id, err)
+			}
+			if got.GetName() != name {
+				t.Errorf("GetProduct(%s) = %q, want %q", id, got.GetName(), name)
+			}
+		}
+		_, err := srv.GetProduct(ctx, &pb.GetProductRequest{Id: "does-not-exist"})
+		if code := status.Code(err); code != codes.NotFound {
+			t.Errorf("unknown id: code %s, want NotFound", code)
+		}
+	})
 
-	_, err = srv.GetProduct(ctx, &pb.GetProductRequest{Id: "N/A"})
-	if got, want := status.Code(err), codes.NotFound; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-
-	sres, err := srv.SearchProducts(ctx, &pb.SearchProductsRequest{Query: "mug"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sres.Results) != 1 {
-		t.Errorf("search for mug returned %d results, want 1", len(sres.Results))
-	}
+	t.Run("SearchProducts", func(t *testing.T) {
+		for query, want := range map[string]int{"mug": 1, "MUG": 1, "kitchen-sink": 0} {
+			res, err := srv.SearchProducts(ctx, &pb.SearchProductsRequest{Query: query})
+			if err != nil {
+				t.Fatalf("SearchProducts(%q): %v", query, err)
+			}
+			if n := len(res.GetResults()); n != want {
+				t.Errorf("SearchProducts(%q) found %d, want %d", query, n, want)
+			}
+		}
+	})
 }

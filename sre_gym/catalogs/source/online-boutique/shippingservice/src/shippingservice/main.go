@@ -1,27 +1,18 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// ShippingService: quotes a flat shipping rate and hands out mock tracking ids.
+// Nothing is shipped; the service exists so that checkout has a shipping step.
 
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"net"
 	"os"
+	"strings"
 	"time"
 
-	"golang.org/x/net/context"
+	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -34,97 +25,97 @@ import (
 
 const (
 	defaultPort = "50051"
+	// every order ships for the same price, whatever its size
+	flatRateUSD = 8.99
 )
 
-var seeded = rand.New(rand.NewSource(time.Now().UnixNano()))
+var (
+	log = newLogger()
+	rng = rand.New(rand.NewSource(time.Now().UnixNano()))
+)
+
+func newLogger() *logrus.Logger {
+	l := logrus.New()
+	l.Out = os.Stdout
+	l.Level = logrus.DebugLevel
+	l.Formatter = &logrus.JSONFormatter{
+		FieldMap: logrus.FieldMap{
+			logrus.FieldKeyTime:  "timestamp",
+			logrus.FieldKeyLevel: "severity",
+			logrus.FieldKeyMsg:   "message",
+		},
+		TimestampFormat: time.RFC3339Nano,
+	}
+	return l
+}
 
 func main() {
 	port := defaultPort
-	if value, ok := os.LookupEnv("PORT"); ok {
-		port = value
+	if p, ok := os.LookupEnv("PORT"); ok && p != "" {
+		port = p
 	}
-	port = fmt.Sprintf(":%s", port)
-
-	lis, err := net.Listen("tcp", port)
+	lis, err := net.Listen("tcp", ":"+port)
 	if err != nil {
-		log.Fatalf("failed to listen: %v", err)
+		log.Fatalf("failed to listen on port %s: %v", port, err)
 	}
 
 	srv := grpc.NewServer()
-	svc := &server{}
-	pb.RegisterShippingServiceServer(srv, svc)
+	pb.RegisterShippingServiceServer(srv, &server{})
 	healthpb.RegisterHealthServer(srv, health.NewServer())
+	reflection.Register(srv) // lets grpcurl list and call the service
 	log.Infof("Shipping Service listening on port %s", port)
-
-	// Register reflection service on gRPC server.
-	reflection.Register(srv)
 	if err := srv.Serve(lis); err != nil {
 		log.Fatalf("failed to serve: %v", err)
 	}
 }
 
-// server controls RPC service responses.
+// server implements hipstershop.ShippingService.
 type server struct {
 	pb.UnimplementedShippingServiceServer
 }
 
-// GetQuote produces a shipping quote (cost) in USD.
+// GetQuote returns the cost of shipping the requested items, in USD.
 func (s *server) GetQuote(ctx context.Context, in *pb.GetQuoteRequest) (*pb.GetQuoteResponse, error) {
 	log.Info("[GetQuote] received request")
 	defer log.Info("[GetQuote] completed request")
 
-	// 1. Generate a quote based on the total number of items to be shipped.
-	quote := CreateQuoteFromFloat(8.99)
-
-	// 2. Generate a response.
-	return &pb.GetQuoteResponse{
-		CostUsd: &pb.Money{
-			CurrencyCode: "USD",
-			Units:        int64(quote.Dollars),
-			Nanos:        int32(quote.Cents * 10000000)},
-	}, nil
+	quote := CreateQuoteFromFloat(flatRateUSD)
+	return &pb.GetQuoteResponse{CostUsd: quote.Money()}, nil
 }
 
-// ShipOrder mocks that the requested items will be shipped.
-// It supplies a tracking ID for notional lookup of shipment delivery status.
+// ShipOrder pretends to ship the order to in.Address and returns a tracking id.
 func (s *server) ShipOrder(ctx context.Context, in *pb.ShipOrderRequest) (*pb.ShipOrderResponse, error) {
 	log.Info("[ShipOrder] received request")
 	defer log.Info("[ShipOrder] completed request")
-	if in.Address == nil {
+
+	addr := in.GetAddress()
+	if addr == nil {
 		return nil, status.Errorf(codes.InvalidArgument, "missing shipping address")
 	}
-	// 1. Create a Tracking ID
-	baseAddress := fmt.Sprintf("%s, %s, %s", in.Address.StreetAddress, in.Address.City, in.Address.State)
+	baseAddress := strings.Join([]string{addr.GetStreetAddress(), addr.GetCity(), addr.GetState()}, ", ")
 	id := CreateTrackingId(baseAddress)
-
-	// 2. Generate a response.
-	return &pb.ShipOrderResponse{
-		TrackingId: id,
-	}, nil
+	return &pb.ShipOrderResponse{TrackingId: id}, nil
 }
 
-// CreateTrackingId generates a tracking ID.
+// CreateTrackingId makes a mock tracking id such as "QX-20417-103958271": two
+// capital letters, the salt's length followed by three random digits, and half
+// the salt's length followed by seven random digits.
 func CreateTrackingId(salt string) string {
 	return fmt.Sprintf("%c%c-%d%s-%d%s",
-		getRandomLetterCode(),
-		getRandomLetterCode(),
-		len(salt),
-		getRandomNumber(3),
-		len(salt)/2,
-		getRandomNumber(7),
-	)
+		randomCapital(), randomCapital(),
+		len(salt), randomDigits(3),
+		len(salt)/2, randomDigits(7))
 }
 
-// getRandomLetterCode generates a code point value for a capital letter.
-func getRandomLetterCode() uint32 {
-	return 65 + uint32(seeded.Intn(25))
+func randomCapital() rune {
+	return rune('A' + rng.Intn(26))
 }
 
-// getRandomNumber generates a string representation of a number with the requested number of digits.
-func getRandomNumber(digits int) string {
-	str := ""
-	for i := 0; i < digits; i++ {
-		str = fmt.Sprintf("%s%d", str, seeded.Intn(10))
+func randomDigits(n int) string {
+	var b strings.Builder
+	b.Grow(n)
+	for i := 0; i < n; i++ {
+		b.WriteByte(byte('0' + rng.Intn(10)))
 	}
-	return str
+	return b.String()
 }

@@ -1,55 +1,56 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
+// Quote arithmetic: prices are kept as whole dollars plus cents so that they
+// convert exactly into the Money message (units + nanos).
 
 package main
 
 import (
 	"fmt"
 	"math"
+
+	pb "github.com/GoogleCloudPlatform/microservices-demo/src/shippingservice/genproto"
 )
 
-// Quote represents a currency value.
+// Quote is an amount in USD.
 type Quote struct {
 	Dollars uint32
 	Cents   uint32
 }
 
-// String representation of the Quote.
 func (q Quote) String() string {
-	return fmt.Sprintf("$%d.%d", q.Dollars, q.Cents)
+	return fmt.Sprintf("$%d.%02d", q.Dollars, q.Cents)
 }
 
-// CreateQuoteFromCount takes a number of items and returns a Price struct.
+// Money converts the quote into a USD Money message (one cent is 10^7 nanos).
+func (q Quote) Money() *pb.Money {
+	return &pb.Money{
+		CurrencyCode: "USD",
+		Units:        int64(q.Dollars),
+		Nanos:        int32(q.Cents) * 10000000,
+	}
+}
+
+// CreateQuoteFromCount prices a shipment of count items.
 func CreateQuoteFromCount(count int) Quote {
 	return CreateQuoteFromFloat(quoteByCountFloat(count))
 }
 
-// CreateQuoteFromFloat takes a price represented as a float and creates a Price struct.
+// CreateQuoteFromFloat splits a dollar amount into dollars and cents, rounding
+// to the nearest cent (8.99 is 8.98999... as a float64).
 func CreateQuoteFromFloat(value float64) Quote {
-	units, fraction := math.Modf(value)
+	whole, frac := math.Modf(value)
 	return Quote{
-		uint32(units),
-		uint32(math.Round(fraction * 100)),
+		Dollars: uint32(whole),
+		Cents:   uint32(math.Round(frac * 100)),
 	}
 }
 
-// quoteByCountFloat takes a number of items and generates a price quote represented as a float.
+// quoteByCountFloat is the size-based price: a base fee plus a per-item fee
+// that shrinks for larger orders. An empty shipment costs nothing.
 func quoteByCountFloat(count int) float64 {
-	if count == 0 {
+	if count <= 0 {
 		return 0
 	}
-	count64 := float64(count)
-	var p = 1 + (count64 * 0.2)
-	return count64 + math.Pow(3, p)
+	const baseFee, perItem = 4.99, 1.50
+	n := float64(count)
+	return baseFee + perItem*n*math.Pow(0.95, n-1)
 }

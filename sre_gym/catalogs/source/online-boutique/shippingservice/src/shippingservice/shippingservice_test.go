@@ -1,85 +1,72 @@
-// Copyright 2018 Google LLC
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
 package main
 
 import (
+	"context"
+	"regexp"
 	"testing"
-
-	"golang.org/x/net/context"
 
 	pb "github.com/GoogleCloudPlatform/microservices-demo/src/shippingservice/genproto"
 )
 
-// TestGetQuote is a basic check on the GetQuote RPC service.
-func TestGetQuote(t *testing.T) {
-	s := server{}
-
-	// A basic test case to test logic and protobuf interactions.
-	req := &pb.GetQuoteRequest{
-		Address: &pb.Address{
-			StreetAddress: "Muffin Man",
-			City:          "London",
-			State:         "",
-			Country:       "England",
-		},
-		Items: []*pb.CartItem{
-			{
-				ProductId: "23",
-				Quantity:  1,
-			},
-			{
-				ProductId: "46",
-				Quantity:  3,
-			},
-		},
-	}
-
-	res, err := s.GetQuote(context.Background(), req)
-	if err != nil {
-		t.Errorf("TestGetQuote (%v) failed", err)
-	}
-	if res.CostUsd.GetUnits() != 8 || res.CostUsd.GetNanos() != 990000000 {
-		t.Errorf("TestGetQuote: Quote value '%d.%d' does not match expected '%s'", res.CostUsd.GetUnits(), res.CostUsd.GetNanos(), "8.99")
+func testAddress() *pb.Address {
+	return &pb.Address{
+		StreetAddress: "1600 Amphitheatre Parkway",
+		City:          "Mountain View",
+		State:         "CA",
+		Country:       "United States",
+		ZipCode:       94043,
 	}
 }
 
-// TestShipOrder is a basic check on the ShipOrder RPC service.
-func TestShipOrder(t *testing.T) {
-	s := server{}
-
-	req := &pb.ShipOrderRequest{
-		Address: &pb.Address{
-			StreetAddress: "Muffin Man",
-			City:          "London",
-			State:         "",
-			Country:       "England",
-		},
+func TestGetQuote(t *testing.T) {
+	req := &pb.GetQuoteRequest{
+		Address: testAddress(),
 		Items: []*pb.CartItem{
-			{
-				ProductId: "23",
-				Quantity:  1,
-			},
+			{ProductId: "OLJCESPC7Z", Quantity: 1},
+			{ProductId: "66VCHSJNUP", Quantity: 3},
 		},
 	}
-
-	res, err := s.ShipOrder(context.Background(), req)
+	res, err := (&server{}).GetQuote(context.Background(), req)
 	if err != nil {
-		t.Errorf("TestShipOrder (%v) failed", err)
+		t.Fatalf("GetQuote: %v", err)
 	}
-	// @todo improve quality of this test to check for a pattern such as '[A-Z]{2}-\d+-\d+'.
-	if len(res.TrackingId) != 18 {
-		t.Errorf("TestShipOrder: Tracking ID is malformed - has %d characters, %d expected", len(res.TrackingId), 18)
+	cost := res.GetCostUsd()
+	if cost.GetCurrencyCode() != "USD" || cost.GetUnits() != 8 || cost.GetNanos() != 990000000 {
+		t.Errorf("GetQuote = %s %d.%09d, want USD 8.990000000", cost.GetCurrencyCode(), cost.GetUnits(), cost.GetNanos())
+	}
+}
+
+var trackingIDPattern = regexp.MustCompile(`^[A-Z]{2}-\d+-\d+$`)
+
+func TestShipOrder(t *testing.T) {
+	req := &pb.ShipOrderRequest{
+		Address: testAddress(),
+		Items:   []*pb.CartItem{{ProductId: "OLJCESPC7Z", Quantity: 1}},
+	}
+	res, err := (&server{}).ShipOrder(context.Background(), req)
+	if err != nil {
+		t.Fatalf("ShipOrder: %v", err)
+	}
+	if id := res.GetTrackingId(); !trackingIDPattern.MatchString(id) {
+		t.Errorf("tracking id %q does not look like XX-<digits>-<digits>", id)
+	}
+
+	if _, err := (&server{}).ShipOrder(context.Background(), &pb.ShipOrderRequest{}); err == nil {
+		t.Error("ShipOrder without an address succeeded")
+	}
+}
+
+func TestCreateQuoteFromFloat(t *testing.T) {
+	for in, want := range map[float64]Quote{
+		8.99: {Dollars: 8, Cents: 99},
+		0.5:  {Dollars: 0, Cents: 50},
+		12:   {Dollars: 12, Cents: 0},
+	} {
+		if got := CreateQuoteFromFloat(in); got != want {
+			t.Errorf("CreateQuoteFromFloat(%v) = %v, want %v", in, got, want)
+		}
+	}
+	if q := CreateQuoteFromCount(0); q != (Quote{}) {
+		t.Errorf("empty shipment quoted %v", q)
 	}
 }

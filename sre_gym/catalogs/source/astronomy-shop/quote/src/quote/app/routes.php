@@ -1,12 +1,11 @@
 <?php
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
-
-
+// Routes of the quote service. The shipping service calls POST /getquote with
+// {"numberOfItems": n} and gets the quote back as a bare JSON number (USD).
 
 declare(strict_types=1);
 
 use OpenTelemetry\API\Globals;
+use OpenTelemetry\API\Metrics\CounterInterface;
 use OpenTelemetry\API\Trace\Span;
 use OpenTelemetry\API\Trace\SpanKind;
 use Psr\Http\Message\ResponseInterface as Response;
@@ -14,40 +13,55 @@ use Psr\Http\Message\ServerRequestInterface as Request;
 use Psr\Log\LoggerInterface;
 use Slim\App;
 
+function quotesCounter(): CounterInterface
+{
+    static $counter = null;
+
+    return $counter ??= Globals::meterProvider()
+        ->getMeter('quotes')
+        ->createCounter('quotes', 'quotes', 'number of quotes calculated');
+}
+
+function itemCount(array $body): int
+{
+    if (!isset($body['numberOfItems'])) {
+        throw new \InvalidArgumentException('numberOfItems not provided');
+    }
+
+    return (int) $body['numberOfItems'];
+}
+
+/**
+ * Quote for a shipment: every item costs between 40.0 and 100.0 (drawn once per quote),
+ * rounded to cents. A request without numberOfItems is recorded on the span and quoted 0.0.
+ */
 function calculateQuote($jsonObject): float
 {
-    $quote = 0.0;
-    $childSpan = Globals::tracerProvider()->getTracer('manual-instrumentation')
+    $span = Globals::tracerProvider()
+        ->getTracer('manual-instrumentation')
         ->spanBuilder('calculate-quote')
         ->setSpanKind(SpanKind::KIND_INTERNAL)
         ->startSpan();
-    $childSpan->addEvent('Calculating quote');
+    $span->addEvent('Calculating quote');
 
+    $quote = 0.0;
     try {
-        if (!array_key_exists('numberOfItems', $jsonObject)) {
-            throw new \InvalidArgumentException('numberOfItems not provided');
-        }
-        $numberOfItems = intval($jsonObject['numberOfItems']);
-        $costPerItem = rand(400, 1000) / 10;
-        $quote = round($costPerItem * $numberOfItems, 2);
+        $items = itemCount((array) $jsonObject);
+        $costPerItem = random_int(400, 1000) / 10;
+        $quote = round($items * $costPerItem, 2);
 
-        $childSpan->setAttribute('app.quote.items.count', $numberOfItems);
-        $childSpan->setAttribute('app.quote.cost.total', $quote);
+        $span->setAttribute('app.quote.items.count', $items);
+        $span->setAttribute('app.quote.cost.total', $quote);
+        $span->addEvent('Quote calculated, returning its value');
 
-        $childSpan->addEvent('Quote calculated, returning its value');
-
-        //manual metrics
-        static $counter;
-        $counter ??= Globals::meterProvider()
-            ->getMeter('quotes')
-            ->createCounter('quotes', 'quotes', 'number of quotes calculated');
-        $counter->add(1, ['number_of_items' => $numberOfItems]);
-    } catch (\Exception $exception) {
-        $childSpan->recordException($exception);
+        quotesCounter()->add(1, ['number_of_items' => $items]);
+    } catch (\InvalidArgumentException $e) {
+        $span->recordException($e);
     } finally {
-        $childSpan->end();
-        return $quote;
+        $span->end();
     }
+
+    return $quote;
 }
 
 return function (App $app) {
@@ -55,22 +69,17 @@ return function (App $app) {
         $span = Span::getCurrent();
         $span->addEvent('Received get quote request, processing it');
 
-        $jsonObject = $request->getParsedBody();
+        $body = (array) ($request->getParsedBody() ?? []);
+        $total = calculateQuote($body);
 
-        $data = calculateQuote($jsonObject);
+        $response->getBody()->write(json_encode($total));
+        $span->addEvent('Quote processed, response sent back', ['app.quote.cost.total' => $total]);
 
-        $payload = json_encode($data);
-        $response->getBody()->write($payload);
-
-        $span->addEvent('Quote processed, response sent back', [
-            'app.quote.cost.total' => $data
-        ]);
-        //exported as an opentelemetry log (see dependencies/monolog.php)
+        // shipped to the collector as an OpenTelemetry log record (monolog handler)
         $logger->info('Calculated quote', [
-            'total' => $data,
+            'total' => $total,
         ]);
 
-        return $response
-            ->withHeader('Content-Type', 'application/json');
+        return $response->withHeader('Content-Type', 'application/json');
     });
 };

@@ -1,22 +1,19 @@
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
+//! HTTP API of the shipping service (called by checkout and the frontend):
+//! `POST /get-quote` prices a cart, `POST /ship-order` hands out a tracking id.
 
 use actix_web::{post, web, HttpResponse, Responder};
 use log::info;
-use opentelemetry::global;
-use opentelemetry::trace::{get_active_span, Span, Status, Tracer};
+use opentelemetry::trace::get_active_span;
 use opentelemetry::KeyValue;
 
 mod quote;
-use quote::create_quote_from_count;
+use quote::{create_quote_from_count, Quote};
 
 mod tracking;
 use tracking::create_tracking_id;
 
-use crate::shipping_service::quote::Quote;
-use crate::shipping_service::tracking::TrackingId;
-
-const NANOS_MULTIPLE: u32 = 10000000u32;
+/// One cent expressed in the nanos of a Money value.
+const NANOS_PER_CENT: i32 = 10_000_000;
 
 #[derive(Debug, serde::Deserialize)]
 pub struct GetQuoteRequest {
@@ -46,25 +43,31 @@ pub struct Money {
     pub nanos: i32,
 }
 
+impl From<Quote> for Money {
+    fn from(quote: Quote) -> Self {
+        Money {
+            currency_code: "USD".to_string(),
+            units: quote.dollars,
+            nanos: quote.cents * NANOS_PER_CENT,
+        }
+    }
+}
+
+fn item_count(items: &[CartItem]) -> u32 {
+    items.iter().map(|item| item.quantity).sum()
+}
+
 #[post("/get-quote")]
 pub async fn get_quote(req: web::Json<GetQuoteRequest>) -> impl Responder {
-    let itemct: u32 = req.items.iter().fold(0, |accum, cart_item| accum + cart_item.quantity);
+    let count = item_count(&req.items);
 
-    let quote = match create_quote_from_count(itemct).await {
-        Ok(q) => q,
-        Err(e) => {
-            log::error!("Failed to get quote: {}", e);
-            return HttpResponse::InternalServerError().body(format!("Failed to get quote: {}", e));
+    let quote = match create_quote_from_count(count).await {
+        Ok(quote) => quote,
+        Err(err) => {
+            log::error!("Failed to get quote: {:#}", err);
+            return HttpResponse::InternalServerError().body(format!("Failed to get quote: {:#}", err));
         }
     };
-
-    let reply = serde_json::json!({
-        "cost_usd": Money {
-            currency_code: "USD".into(),
-            units: quote.dollars,
-            nanos: quote.cents * NANOS_MULTIPLE as i32,
-        }
-    });
 
     info!(
         name = "SendingQuoteValue",
@@ -73,22 +76,21 @@ pub async fn get_quote(req: web::Json<GetQuoteRequest>) -> impl Responder {
         message = "Sending Quote"
     );
 
-    HttpResponse::Ok().json(reply)
+    HttpResponse::Ok().json(serde_json::json!({ "cost_usd": Money::from(quote) }))
 }
 
 #[post("/ship-order")]
-pub async fn ship_order(req: web::Json<GetQuoteRequest>) -> impl Responder {
-    let tid = create_tracking_id();
+pub async fn ship_order(_req: web::Json<GetQuoteRequest>) -> impl Responder {
+    let tracking_id = create_tracking_id();
 
     get_active_span(|span| {
-        span.set_attribute(KeyValue::new("app.shipping.tracking.id", tid.clone()));
+        span.set_attribute(KeyValue::new("app.shipping.tracking.id", tracking_id.clone()));
     });
-
     info!(
         name = "CreatingTrackingId",
-        tracking_id = tid.as_str(),
+        tracking_id = tracking_id.as_str(),
         message = "Tracking ID Created"
     );
 
-    HttpResponse::Ok().json(serde_json::json!({ "tracking_id": tid }))
+    HttpResponse::Ok().json(serde_json::json!({ "tracking_id": tracking_id }))
 }

@@ -1,88 +1,86 @@
-/*
- * Copyright The OpenTelemetry Authors
- * SPDX-License-Identifier: Apache-2.0
- */
-
+// Fraud detection: reads the OrderResult events that checkout publishes on the "orders" topic
+// and keeps a running count of the orders it has seen. The kafkaQueueProblems flag slows the
+// consumer down so that consumer lag builds up on the broker.
 package frauddetection
 
-import org.apache.kafka.clients.consumer.ConsumerConfig.*
+import dev.openfeature.contrib.providers.flagd.FlagdOptions
+import dev.openfeature.contrib.providers.flagd.FlagdProvider
+import dev.openfeature.sdk.ImmutableContext
+import dev.openfeature.sdk.OpenFeatureAPI
+import dev.openfeature.sdk.Value
+import org.apache.kafka.clients.consumer.ConsumerConfig
+import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.apache.kafka.clients.consumer.KafkaConsumer
 import org.apache.kafka.common.serialization.ByteArrayDeserializer
 import org.apache.kafka.common.serialization.StringDeserializer
 import org.apache.logging.log4j.LogManager
 import org.apache.logging.log4j.Logger
-import oteldemo.Demo.*
-import java.time.Duration.ofMillis
-import java.util.*
+import oteldemo.Demo.OrderResult
+import java.time.Duration
+import java.util.Properties
+import java.util.UUID
 import kotlin.system.exitProcess
-import dev.openfeature.contrib.providers.flagd.FlagdOptions
-import dev.openfeature.contrib.providers.flagd.FlagdProvider
-import dev.openfeature.sdk.Client
-import dev.openfeature.sdk.EvaluationContext
-import dev.openfeature.sdk.ImmutableContext
-import dev.openfeature.sdk.Value
-import dev.openfeature.sdk.OpenFeatureAPI
 
 const val topic = "orders"
 const val groupID = "fraud-detection"
 
 private val logger: Logger = LogManager.getLogger(groupID)
 
-fun main() {
-    val options = FlagdOptions.builder()
-        .withGlobalTelemetry(true)
-        .build()
-    val flagdProvider = FlagdProvider(options)
-    OpenFeatureAPI.getInstance().setProvider(flagdProvider)
+private val POLL_TIMEOUT: Duration = Duration.ofMillis(100)
+private val QUEUE_PROBLEM_DELAY: Duration = Duration.ofSeconds(1)
 
-    val props = Properties()
-    props[KEY_DESERIALIZER_CLASS_CONFIG] = StringDeserializer::class.java.name
-    props[VALUE_DESERIALIZER_CLASS_CONFIG] = ByteArrayDeserializer::class.java.name
-    props[GROUP_ID_CONFIG] = groupID
-    val bootstrapServers = System.getenv("KAFKA_ADDR")
-    if (bootstrapServers == null) {
-        println("KAFKA_ADDR is not supplied")
+private fun brokerAddress(): String {
+    val addr = System.getenv("KAFKA_ADDR")
+    if (addr.isNullOrBlank()) {
+        logger.error("KAFKA_ADDR is not set, nothing to consume from")
         exitProcess(1)
     }
-    props[BOOTSTRAP_SERVERS_CONFIG] = bootstrapServers
-    val consumer = KafkaConsumer<String, ByteArray>(props).apply {
-        subscribe(listOf(topic))
+    return addr
+}
+
+private fun consumerConfig(bootstrap: String): Properties =
+    Properties().apply {
+        put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)
+        put(ConsumerConfig.GROUP_ID_CONFIG, groupID)
+        put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer::class.java.name)
+        put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer::class.java.name)
     }
 
-    var totalCount = 0L
+fun main() {
+    val flagd = FlagdProvider(FlagdOptions.builder().withGlobalTelemetry(true).build())
+    OpenFeatureAPI.getInstance().setProvider(flagd)
 
-    consumer.use {
+    val consumer = KafkaConsumer<String, ByteArray>(consumerConfig(brokerAddress()))
+    consumer.subscribe(listOf(topic))
+    logger.info("Listening on topic '$topic' as consumer group '$groupID'")
+
+    var seen = 0L
+    consumer.use { c ->
         while (true) {
-            totalCount = consumer
-                .poll(ofMillis(100))
-                .fold(totalCount) { accumulator, record ->
-                    val newCount = accumulator + 1
-                    if (getFeatureFlagValue("kafkaQueueProblems") > 0) {
-                        logger.info("FeatureFlag 'kafkaQueueProblems' is enabled, sleeping 1 second")
-                        Thread.sleep(1000)
-                    }
-                    val orders = OrderResult.parseFrom(record.value())
-                    logger.info("Consumed record with orderId: ${orders.orderId}, and updated total count to: $newCount")
-                    newCount
-                }
+            for (record in c.poll(POLL_TIMEOUT)) {
+                seen += 1
+                inspect(record, seen)
+            }
         }
     }
 }
 
-/**
-* Retrieves the status of a feature flag from the Feature Flag service.
-*
-* @param ff The name of the feature flag to retrieve.
-* @return `true` if the feature flag is enabled, `false` otherwise or in case of errors.
-*/
-fun getFeatureFlagValue(ff: String): Int {
-    val client = OpenFeatureAPI.getInstance().client
-    // TODO: Plumb the actual session ID from the frontend via baggage?
-    val uuid = UUID.randomUUID()
+private fun inspect(record: ConsumerRecord<String, ByteArray>, seen: Long) {
+    if (getFeatureFlagValue("kafkaQueueProblems") > 0) {
+        logger.info("kafkaQueueProblems is on: holding this record for ${QUEUE_PROBLEM_DELAY.toMillis()} ms")
+        Thread.sleep(QUEUE_PROBLEM_DELAY.toMillis())
+    }
+    val order = OrderResult.parseFrom(record.value())
+    logger.info(
+        "Order ${order.orderId} read from partition ${record.partition()} at offset ${record.offset()}, $seen orders so far"
+    )
+}
 
-    val clientAttrs = mutableMapOf<String, Value>()
-    clientAttrs["session"] = Value(uuid.toString())
-    client.evaluationContext = ImmutableContext(clientAttrs)
-    val intValue = client.getIntegerValue(ff, 0)
-    return intValue
+/**
+ * Evaluates an integer feature flag through the flagd provider. Each call gets a fresh
+ * session id as its targeting key; any evaluation problem yields the default 0 (flag off).
+ */
+fun getFeatureFlagValue(ff: String): Int {
+    val session = ImmutableContext(mapOf("session" to Value(UUID.randomUUID().toString())))
+    return OpenFeatureAPI.getInstance().client.getIntegerValue(ff, 0, session)
 }

@@ -1,77 +1,65 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminbasic.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import adminbasic.entity.Station;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import adminbasic.entity.*;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class AdminBasicInfoServiceImplTest {
-
-    @InjectMocks
-    private AdminBasicInfoServiceImpl service;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private AdminBasicInfoServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private void answer(String url, HttpMethod method, Response body) {
+        when(restTemplate.exchange(eq(url), eq(method), any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(ResponseEntity.ok(body));
     }
 
     @Test
     public void testGetAllStations() {
-        Response response = new Response();
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations",
-                HttpMethod.GET,
-                new HttpEntity(headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(response, service.getAllStations(headers));
+        Response stations = new Response<>(1, "Find all content", null);
+        answer("http://ts-station-service:12345/api/v1/stationservice/stations", HttpMethod.GET, stations);
+        assertSame(stations, service.getAllStations(headers));
     }
 
     @Test
     public void testGetAllPrices() {
-        Response response = new Response<>(1, "Success", null);
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-price-service:16579/api/v1/priceservice/prices",
-                HttpMethod.GET,
-                new HttpEntity(headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(response, service.getAllPrices(headers));
+        Response prices = new Response<>(1, "Success", null);
+        answer("http://ts-price-service:16579/api/v1/priceservice/prices", HttpMethod.GET, prices);
+        assertSame(prices, service.getAllPrices(headers));
+    }
+
+    @Test
+    public void testAddStationWithoutNameIsRejected() {
+        Response reply = service.addStation(new Station(), headers);
+        assertEquals(Integer.valueOf(0), reply.getStatus());
+        verify(restTemplate, never()).exchange(any(String.class), any(HttpMethod.class),
+                any(HttpEntity.class), eq(Response.class));
     }
 }

@@ -1,69 +1,71 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminorder.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import adminorder.entity.Order;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import adminorder.entity.*;
-import java.util.ArrayList;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class AdminOrderServiceImplTest {
-
-    @InjectMocks
-    private AdminOrderServiceImpl service;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private AdminOrderServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private void listing(String url, ArrayList<Order> orders) {
+        when(restTemplate.exchange(eq(url), eq(HttpMethod.GET), any(HttpEntity.class),
+                any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(1, "Success", orders)));
     }
 
     @Test
     public void testGetAllOrders() {
-        Response<ArrayList<Order>> response = new Response<>(1, null, new ArrayList<>());
-        ResponseEntity<Response<ArrayList<Order>>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
+        ArrayList<Order> fast = new ArrayList<>(Collections.singletonList(new Order()));
+        ArrayList<Order> slow = new ArrayList<>(Collections.singletonList(new Order()));
+        listing("http://ts-order-service:12031/api/v1/orderservice/order", fast);
+        listing("http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther", slow);
+
         Response result = service.getAllOrders(headers);
-        Assert.assertEquals(new Response<>(1, "Get the orders successfully!", new ArrayList<>()), result);
+
+        assertEquals(Integer.valueOf(1), result.getStatus());
+        assertEquals("Get the orders successfully!", result.getMsg());
+        assertEquals(2, ((List<?>) result.getData()).size());
+    }
+
+    @Test
+    public void testDeleteOrderOfOtherTrain() {
+        when(restTemplate.exchange(any(String.class), eq(HttpMethod.DELETE), any(HttpEntity.class),
+                eq(Response.class))).thenReturn(ResponseEntity.ok(new Response<>(1, "Delete success", null)));
+
+        service.deleteOrder("o-17", "K1235", headers);
+
+        verify(restTemplate).exchange(eq("http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/o-17"),
+                eq(HttpMethod.DELETE), any(HttpEntity.class), eq(Response.class));
     }
 }

@@ -1,80 +1,65 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminroute.service;
 
+import adminroute.entity.RouteInfo;
 import edu.fudan.common.util.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import adminroute.entity.*;
 
 /**
- * @author fdse
+ * Route administration for the admin console. Routes are owned by ts-route-service; this class
+ * validates what the console submits and forwards it.
  */
 @Service
 public class AdminRouteServiceImpl implements AdminRouteService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(AdminRouteServiceImpl.class);
+
+    private static final String ROUTES_URL = "http://ts-route-service:11178/api/v1/routeservice/routes";
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(AdminRouteServiceImpl.class);
-
     @Override
     public Response getAllRoutes(HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes",
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        ResponseEntity<Response> reply = restTemplate.exchange(
+                ROUTES_URL, HttpMethod.GET, new HttpEntity<>(headers), Response.class);
+        return reply.getBody();
     }
 
     @Override
     public Response createAndModifyRoute(RouteInfo request, HttpHeaders headers) {
-        AdminRouteServiceImpl.LOGGER.info("[createAndModifyRoute] start: {}, end: {}", request.getStartStation(), request.getEndStation());
-        if (request.getStationList().split(",").length != request.getDistanceList().split(",").length) {
+        LOGGER.info("[createAndModifyRoute] start: {}, end: {}", request.getStartStation(), request.getEndStation());
+        int stations = countEntries(request.getStationList());
+        int distances = countEntries(request.getDistanceList());
+        if (stations == 0 || stations != distances) {
+            LOGGER.warn("[createAndModifyRoute] rejected: {} stations but {} distances", stations, distances);
             return new Response<>(0, "Station Number Not Equal To Distance Number", null);
         }
-        HttpEntity requestEntity = new HttpEntity(request, headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes",
-                HttpMethod.POST,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        ResponseEntity<Response> reply = restTemplate.exchange(
+                ROUTES_URL, HttpMethod.POST, new HttpEntity<>(request, headers), Response.class);
+        return reply.getBody();
     }
 
     @Override
     public Response deleteRoute(String routeId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes/" + routeId,
-                HttpMethod.DELETE,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        LOGGER.info("[deleteRoute] route id: {}", routeId);
+        ResponseEntity<Response> reply = restTemplate.exchange(
+                ROUTES_URL + "/" + routeId, HttpMethod.DELETE, new HttpEntity<>(headers), Response.class);
+        return reply.getBody();
+    }
+
+    /** Number of entries in a comma separated list such as "shanghai,nanjing,taiyuan". */
+    private static int countEntries(String csv) {
+        if (csv == null || csv.trim().isEmpty()) {
+            return 0;
+        }
+        return csv.split(",").length;
     }
 }

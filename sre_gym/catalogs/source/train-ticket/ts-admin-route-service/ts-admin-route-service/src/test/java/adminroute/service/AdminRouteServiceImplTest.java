@@ -1,58 +1,64 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminroute.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.when;
+
+import adminroute.entity.RouteInfo;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
-import adminroute.entity.*;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class AdminRouteServiceImplTest {
 
-    @InjectMocks
-    private AdminRouteServiceImpl service;
+    private static final String ROUTES = "http://ts-route-service:11178/api/v1/routeservice/routes";
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private AdminRouteServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private static RouteInfo route(String stations, String distances) {
+        RouteInfo info = new RouteInfo();
+        info.setStartStation("shanghai");
+        info.setEndStation("taiyuan");
+        info.setStationList(stations);
+        info.setDistanceList(distances);
+        return info;
     }
 
     @Test
     public void testCreateAndModifyRouteMismatch() {
-        RouteInfo info = new RouteInfo();
-        info.setStationList("shanghai,nanjing");
-        info.setDistanceList("0");
-        Response result = service.createAndModifyRoute(info, headers);
-        Assert.assertEquals(new Response<>(0, "Station Number Not Equal To Distance Number", null), result);
+        Response result = service.createAndModifyRoute(route("shanghai,nanjing", "0"), headers);
+        assertEquals(Integer.valueOf(0), result.getStatus());
+        assertEquals("Station Number Not Equal To Distance Number", result.getMsg());
+        verifyNoInteractions(restTemplate);
+    }
+
+    @Test
+    public void testCreateAndModifyRouteForwardsValidRoute() {
+        Response saved = new Response<>(1, "Save Success", null);
+        when(restTemplate.exchange(eq(ROUTES), eq(HttpMethod.POST), any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(ResponseEntity.ok(saved));
+        assertSame(saved, service.createAndModifyRoute(route("shanghai,nanjing,taiyuan", "0,350,1100"), headers));
     }
 }

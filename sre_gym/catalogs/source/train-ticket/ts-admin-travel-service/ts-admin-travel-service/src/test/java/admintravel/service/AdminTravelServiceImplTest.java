@@ -1,53 +1,40 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package admintravel.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
+
+import admintravel.entity.AdminTrip;
+import admintravel.entity.TravelInfo;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import admintravel.entity.*;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class AdminTravelServiceImplTest {
-
-    @InjectMocks
-    private AdminTravelServiceImpl service;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private AdminTravelServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
@@ -55,13 +42,28 @@ public class AdminTravelServiceImplTest {
     public void testAddTravelFails() {
         TravelInfo info = new TravelInfo();
         info.setTrainTypeId("G1234");
-        Response response = new Response<>(0, null, null);
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-travel-service:12346/api/v1/travelservice/trips",
-                HttpMethod.POST,
-                new HttpEntity(info, headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "Admin add new travel failed", null), service.addTravel(info, headers));
+        when(restTemplate.exchange(eq("http://ts-travel-service:12346/api/v1/travelservice/trips"),
+                eq(HttpMethod.POST), any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(0, "Trip already exists", null)));
+
+        Response result = service.addTravel(info, headers);
+
+        assertEquals(Integer.valueOf(0), result.getStatus());
+        assertEquals("Admin add new travel failed", result.getMsg());
+    }
+
+    @Test
+    public void testGetAllTravelsSkipsFailedListing() {
+        ArrayList<AdminTrip> fast = new ArrayList<>(Collections.singletonList(new AdminTrip()));
+        when(restTemplate.exchange(eq("http://ts-travel-service:12346/api/v1/travelservice/admin_trip"),
+                eq(HttpMethod.GET), any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(1, "Success", fast)));
+        when(restTemplate.exchange(eq("http://ts-travel2-service:16346/api/v1/travel2service/admin_trip"),
+                eq(HttpMethod.GET), any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(0, "No content", null)));
+
+        Response result = service.getAllTravels(headers);
+
+        assertEquals(1, ((List<?>) result.getData()).size());
     }
 }

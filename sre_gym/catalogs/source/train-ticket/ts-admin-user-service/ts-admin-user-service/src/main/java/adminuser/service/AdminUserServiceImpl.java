@@ -1,22 +1,7 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminuser.service;
 
+import adminuser.entity.User;
+import adminuser.entity.UserDto;
 import edu.fudan.common.util.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,70 +10,64 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import adminuser.entity.*;
+
 import java.util.List;
 
 /**
- * @author fdse
+ * User administration: list, register, update and delete accounts held by ts-user-service.
  */
 @Service
 public class AdminUserServiceImpl implements AdminUserService {
 
-    @Autowired
-    private RestTemplate restTemplate;
+    private static final Logger LOGGER = LoggerFactory.getLogger(AdminUserServiceImpl.class);
 
     private static final String USER_SERVICE_IP_URI = "http://ts-user-service:12342/api/v1/userservice/users";
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(AdminUserServiceImpl.class);
+    private static final ParameterizedTypeReference<Response<List<User>>> USER_LIST =
+            new ParameterizedTypeReference<Response<List<User>>>() { };
+    private static final ParameterizedTypeReference<Response<User>> ONE_USER =
+            new ParameterizedTypeReference<Response<User>>() { };
+
+    @Autowired
+    private RestTemplate restTemplate;
 
     @Override
     public Response getAllUsers(HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<List<User>>> re = restTemplate.exchange(
-                USER_SERVICE_IP_URI,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<List<User>>>() {
-                });
-        AdminUserServiceImpl.LOGGER.info("[getAllUsers] status: {}", re.getBody().getStatus());
-        return re.getBody();
+        Response<List<User>> users = restTemplate
+                .exchange(USER_SERVICE_IP_URI, HttpMethod.GET, new HttpEntity<>(headers), USER_LIST)
+                .getBody();
+        if (users == null) {
+            LOGGER.warn("[getAllUsers] user service returned no body");
+            return new Response<>(0, "User service unavailable", null);
+        }
+        LOGGER.info("[getAllUsers] status: {}, users: {}", users.getStatus(),
+                users.getData() == null ? 0 : users.getData().size());
+        return users;
     }
 
     @Override
     public Response deleteUser(String userId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                USER_SERVICE_IP_URI + "/" + userId,
-                HttpMethod.DELETE,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        LOGGER.info("[deleteUser] user id: {}", userId);
+        return restTemplate
+                .exchange(USER_SERVICE_IP_URI + "/" + userId, HttpMethod.DELETE, new HttpEntity<>(headers), Response.class)
+                .getBody();
     }
 
     @Override
     public Response updateUser(UserDto userDto, HttpHeaders headers) {
-        AdminUserServiceImpl.LOGGER.info("[updateUser] user name: {}", userDto.getUserName());
-        HttpEntity requestEntity = new HttpEntity(userDto, headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                USER_SERVICE_IP_URI,
-                HttpMethod.PUT,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        LOGGER.info("[updateUser] user name: {}", userDto.getUserName());
+        return restTemplate
+                .exchange(USER_SERVICE_IP_URI, HttpMethod.PUT, new HttpEntity<>(userDto, headers), Response.class)
+                .getBody();
     }
 
     @Override
     public Response addUser(UserDto userDto, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(userDto, headers);
-        ResponseEntity<Response<User>> re = restTemplate.exchange(
-                USER_SERVICE_IP_URI + "/register",
-                HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<User>>() {
-                });
-        return re.getBody();
+        LOGGER.info("[addUser] registering user {}", userDto.getUserName());
+        return restTemplate
+                .exchange(USER_SERVICE_IP_URI + "/register", HttpMethod.POST, new HttpEntity<>(userDto, headers), ONE_USER)
+                .getBody();
     }
 }

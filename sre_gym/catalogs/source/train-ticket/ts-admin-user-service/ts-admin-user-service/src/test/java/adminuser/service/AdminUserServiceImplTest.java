@@ -1,65 +1,53 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package adminuser.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
+
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import adminuser.entity.*;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class AdminUserServiceImplTest {
-
-    @InjectMocks
-    private AdminUserServiceImpl service;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private AdminUserServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testDeleteUser() {
-        Response response = new Response<>(1, "DELETE SUCCESS", null);
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-user-service:12342/api/v1/userservice/users/user_id",
-                HttpMethod.DELETE,
-                new HttpEntity(headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(response, service.deleteUser("user_id", headers));
+        Response deleted = new Response<>(1, "DELETE SUCCESS", null);
+        when(restTemplate.exchange(eq("http://ts-user-service:12342/api/v1/userservice/users/user_id"),
+                eq(HttpMethod.DELETE), any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(ResponseEntity.ok(deleted));
+        assertSame(deleted, service.deleteUser("user_id", headers));
+    }
+
+    @Test
+    public void testGetAllUsersWithoutBody() {
+        when(restTemplate.exchange(eq("http://ts-user-service:12342/api/v1/userservice/users"),
+                eq(HttpMethod.GET), any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok().build());
+        assertEquals(Integer.valueOf(0), service.getAllUsers(headers).getStatus());
     }
 }

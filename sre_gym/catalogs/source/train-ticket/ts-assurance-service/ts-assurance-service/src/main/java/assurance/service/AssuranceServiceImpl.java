@@ -1,98 +1,85 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package assurance.service;
 
+import assurance.entity.Assurance;
+import assurance.entity.AssuranceType;
+import assurance.entity.AssuranceTypeBean;
+import assurance.repository.AssuranceRepository;
 import edu.fudan.common.util.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Service;
-import assurance.entity.*;
-import assurance.repository.*;
+
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
- * @author fdse
+ * Travel insurance attached to orders. At most one assurance exists per order; the available
+ * assurance types and their prices come from the {@link AssuranceType} enum.
  */
 @Service
 public class AssuranceServiceImpl implements AssuranceService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(AssuranceServiceImpl.class);
+
     @Autowired
     private AssuranceRepository assuranceRepository;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(AssuranceServiceImpl.class);
-
     @Override
     public Response findAssuranceById(UUID id, HttpHeaders headers) {
-        Optional<Assurance> assurance = assuranceRepository.findById(id);
-        if (!assurance.isPresent()) {
-            return new Response<>(0, "No Conotent by this id", null);
-        } else {
-            return new Response<>(1, "Find Assurace Success", assurance.get());
-        }
+        return assuranceRepository.findById(id)
+                .map(found -> new Response<>(1, "Find Assurance Success", found))
+                .orElseGet(() -> new Response<>(0, "No Content by this id", null));
     }
 
     @Override
     public Response findAssuranceByOrderId(UUID orderId, HttpHeaders headers) {
-        Assurance assurance = assuranceRepository.findByOrderId(orderId);
-        if (assurance == null) {
+        Assurance found = assuranceRepository.findByOrderId(orderId);
+        if (found == null) {
             return new Response<>(0, "No Content by this orderId", null);
-        } else {
-            return new Response<>(1, "Find Assurace Success", assurance);
         }
+        return new Response<>(1, "Find Assurance Success", found);
     }
 
     @Override
     public Response create(int typeIndex, String orderId, HttpHeaders headers) {
-        Assurance a = assuranceRepository.findByOrderId(UUID.fromString(orderId));
-        AssuranceType at = AssuranceType.getTypeByIndex(typeIndex);
-        if (a != null) {
-            AssuranceServiceImpl.LOGGER.error("[create] Fail, Assurance already exists, typeIndex: {}, orderId: {}", typeIndex, orderId);
+        UUID order = UUID.fromString(orderId);
+        Assurance existing = assuranceRepository.findByOrderId(order);
+        if (existing != null) {
+            LOGGER.error("[create] Fail, Assurance already exists, typeIndex: {}, orderId: {}", typeIndex, orderId);
             return new Response<>(0, "Fail.Assurance already exists", null);
-        } else if (at == null) {
-            AssuranceServiceImpl.LOGGER.error("[create] Fail, Assurance type doesn't exist, typeIndex: {}, orderId: {}", typeIndex, orderId);
-            return new Response<>(0, "Fail.Assurance type doesn't exist", null);
-        } else {
-            Assurance assurance = new Assurance(UUID.randomUUID(), UUID.fromString(orderId), at);
-            assuranceRepository.save(assurance);
-            AssuranceServiceImpl.LOGGER.info("[create] Success, typeIndex: {}, orderId: {}", typeIndex, orderId);
-            return new Response<>(1, "Success", assurance);
         }
+        AssuranceType type = AssuranceType.getTypeByIndex(typeIndex);
+        if (type == null) {
+            LOGGER.error("[create] Fail, unknown assurance type, typeIndex: {}, orderId: {}", typeIndex, orderId);
+            return new Response<>(0, "Fail.Assurance type doesn't exist", null);
+        }
+        Assurance assurance = new Assurance(UUID.randomUUID(), order, type);
+        assuranceRepository.save(assurance);
+        LOGGER.info("[create] Success, typeIndex: {}, orderId: {}", typeIndex, orderId);
+        return new Response<>(1, "Success", assurance);
     }
 
     @Override
     public Response getAllAssuranceTypes(HttpHeaders headers) {
-        List<AssuranceTypeBean> atlist = new ArrayList<>();
-        for (AssuranceType at : AssuranceType.values()) {
-            AssuranceTypeBean atb = new AssuranceTypeBean();
-            atb.setIndex(at.getIndex());
-            atb.setName(at.getName());
-            atb.setPrice(at.getPrice());
-            atlist.add(atb);
+        List<AssuranceTypeBean> types = new ArrayList<>();
+        for (AssuranceType type : AssuranceType.values()) {
+            types.add(describe(type));
         }
-        if (!atlist.isEmpty()) {
-            return new Response<>(1, "Find All Assurance", atlist);
-        } else {
+        if (types.isEmpty()) {
             return new Response<>(0, "Assurance is Empty", null);
         }
+        return new Response<>(1, "Find All Assurance", types);
+    }
+
+    /** The client-facing view of one assurance type: index, display name and price. */
+    private static AssuranceTypeBean describe(AssuranceType type) {
+        AssuranceTypeBean bean = new AssuranceTypeBean();
+        bean.setIndex(type.getIndex());
+        bean.setName(type.getName());
+        bean.setPrice(type.getPrice());
+        return bean;
     }
 }

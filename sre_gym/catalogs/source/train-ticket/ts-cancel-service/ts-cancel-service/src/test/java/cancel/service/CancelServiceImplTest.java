@@ -1,49 +1,40 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package cancel.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
+
+import cancel.entity.Order;
+import cancel.entity.OrderStatus;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.Date;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
-import cancel.entity.*;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class CancelServiceImplTest {
 
-    @InjectMocks
-    private CancelServiceImpl service;
+    private static final long DAY_MS = 24L * 60 * 60 * 1000;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private CancelServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
@@ -51,6 +42,30 @@ public class CancelServiceImplTest {
     public void testCalculateRefundNotPaid() {
         Order order = new Order();
         order.setStatus(OrderStatus.NOTPAID.getCode());
-        Assert.assertEquals("0.00", service.calculateRefund(order));
+        assertEquals("0.00", service.calculateRefund(order));
+    }
+
+    @Test
+    public void testCalculateRefundBeforeDeparture() {
+        Order order = new Order();
+        order.setStatus(OrderStatus.PAID.getCode());
+        order.setPrice("100.0");
+        Date inTwoDays = new Date(System.currentTimeMillis() + 2 * DAY_MS);
+        order.setTravelDate(inTwoDays);
+        order.setTravelTime(inTwoDays);
+        assertEquals("80.00", service.calculateRefund(order));
+    }
+
+    @Test
+    public void testCancelOrderStatusNotPermitted() {
+        Order used = new Order();
+        used.setStatus(OrderStatus.USED.getCode());
+        when(restTemplate.exchange(eq("http://ts-order-service:12031/api/v1/orderservice/order/o-1"), eq(HttpMethod.GET),
+                any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(1, "Success", used)));
+
+        Response result = service.cancelOrder("o-1", "u-1", headers);
+
+        assertEquals("Order Status Cancel Not Permitted", result.getMsg());
     }
 }

@@ -1,62 +1,60 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package config.service;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import config.entity.Config;
+import config.repository.ConfigRepository;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import config.entity.*;
-import config.repository.ConfigRepository;
 
-@RunWith(JUnit4.class)
 public class ConfigServiceImplTest {
-
-    @InjectMocks
-    private ConfigServiceImpl service;
 
     @Mock
     private ConfigRepository repository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private ConfigServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testQueryNoContent() {
-        Mockito.when(repository.findByName(Mockito.anyString())).thenReturn(null);
-        Assert.assertEquals(new Response<>(0, "No content", null), service.query("name", headers));
+        when(repository.findByName(anyString())).thenReturn(null);
+        Response result = service.query("name", headers);
+        assertEquals(Integer.valueOf(0), result.getStatus());
+        assertEquals("No content", result.getMsg());
     }
 
     @Test
     public void testQuery() {
-        Config config = new Config("DirectTicketAllocationProportion", "0.5", "");
-        Mockito.when(repository.findByName("DirectTicketAllocationProportion")).thenReturn(config);
-        Assert.assertEquals(new Response<>(1, "Success", config), service.query("DirectTicketAllocationProportion", headers));
+        Config proportion = new Config("DirectTicketAllocationProportion", "0.5", "");
+        when(repository.findByName("DirectTicketAllocationProportion")).thenReturn(proportion);
+        Response result = service.query("DirectTicketAllocationProportion", headers);
+        assertEquals(Integer.valueOf(1), result.getStatus());
+        assertSame(proportion, result.getData());
+    }
+
+    @Test
+    public void testCreateDuplicateIsRejected() {
+        when(repository.findByName("DirectTicketAllocationProportion")).thenReturn(new Config());
+        Response result = service.create(new Config("DirectTicketAllocationProportion", "0.3", ""), headers);
+        assertEquals(Integer.valueOf(0), result.getStatus());
+        verify(repository, never()).save(any(Config.class));
     }
 }

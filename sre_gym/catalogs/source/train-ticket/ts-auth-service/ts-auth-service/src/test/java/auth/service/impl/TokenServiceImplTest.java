@@ -1,48 +1,34 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package auth.service.impl;
 
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.when;
+
+import auth.dto.BasicAuthDto;
+import auth.dto.TokenDto;
+import auth.entity.User;
+import auth.repository.UserRepository;
+import auth.security.jwt.JWTProvider;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.Optional;
+import java.util.UUID;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import auth.entity.*;
-import auth.dto.BasicAuthDto;
-import auth.repository.UserRepository;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class TokenServiceImplTest {
 
-    @InjectMocks
-    private TokenServiceImpl service;
+    private static final String VERIFY = "http://ts-verification-code-service:15678/api/v1/verifycode/verify/";
 
     @Mock
     private UserRepository userRepository;
@@ -50,22 +36,45 @@ public class TokenServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @Mock
+    private AuthenticationManager authenticationManager;
+
+    @Mock
+    private JWTProvider jwtProvider;
+
+    @InjectMocks
+    private TokenServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testGetTokenVerificationFailed() throws Exception {
-        BasicAuthDto dto = new BasicAuthDto("fdse_microservice", "111111", "abcd");
-        ResponseEntity<Boolean> re = new ResponseEntity<>(false, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-verification-code-service:15678/api/v1/verifycode/verify/abcd",
-                HttpMethod.GET,
-                new HttpEntity(headers),
-                Boolean.class)).thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "Verification failed.", null), service.getToken(dto, headers));
+        when(restTemplate.exchange(eq(VERIFY + "abcd"), eq(HttpMethod.GET), any(HttpEntity.class), eq(Boolean.class)))
+                .thenReturn(ResponseEntity.ok(false));
+
+        Response result = service.getToken(new BasicAuthDto("fdse_microservice", "111111", "abcd"), headers);
+
+        assertEquals("Verification failed.", result.getMsg());
+        verifyNoInteractions(authenticationManager);
+    }
+
+    @Test
+    public void testGetTokenSuccess() throws Exception {
+        User user = new User();
+        user.setUserId(UUID.randomUUID());
+        user.setUsername("fdse_microservice");
+        when(userRepository.findByUsername("fdse_microservice")).thenReturn(Optional.of(user));
+        when(jwtProvider.createToken(user)).thenReturn("jwt");
+
+        Response result = service.getToken(new BasicAuthDto("fdse_microservice", "111111", ""), headers);
+
+        assertEquals(Integer.valueOf(1), result.getStatus());
+        assertEquals("jwt", ((TokenDto) result.getData()).getToken());
+        verifyNoInteractions(restTemplate);
     }
 }

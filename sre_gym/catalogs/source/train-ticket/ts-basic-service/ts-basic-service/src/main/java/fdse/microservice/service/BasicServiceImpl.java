@@ -1,23 +1,12 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package fdse.microservice.service;
 
 import edu.fudan.common.util.Response;
+import fdse.microservice.entity.PriceConfig;
+import fdse.microservice.entity.Route;
+import fdse.microservice.entity.TrainType;
+import fdse.microservice.entity.Travel;
+import fdse.microservice.entity.TravelResult;
+import fdse.microservice.entity.Trip;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,142 +14,125 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import fdse.microservice.entity.*;
+
 import java.util.HashMap;
 import java.util.List;
 
 /**
- * @author fdse
+ * Assembles the basic facts of a trip for the travel services: do both stations exist, which
+ * train type runs it, and what economy and first class seats cost between the two stops.
  */
 @Service
 public class BasicServiceImpl implements BasicService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(BasicServiceImpl.class);
+
+    private static final String STATION_ID_URL = "http://ts-station-service:12345/api/v1/stationservice/stations/id/";
+    private static final String TRAIN_URL = "http://ts-train-service:14567/api/v1/trainservice/trains/";
+    private static final String ROUTE_URL = "http://ts-route-service:11178/api/v1/routeservice/routes/";
+    private static final String PRICE_URL = "http://ts-price-service:16579/api/v1/priceservice/prices/";
+
+    /** Quoted when the route, the stops on it or its price config cannot be resolved. */
+    private static final String FALLBACK_ECONOMY = "95.0";
+    private static final String FALLBACK_CONFORT = "120.0";
+
+    private static final ParameterizedTypeReference<Response<TrainType>> TRAIN_TYPE =
+            new ParameterizedTypeReference<Response<TrainType>>() { };
+    private static final ParameterizedTypeReference<Response<Route>> ROUTE =
+            new ParameterizedTypeReference<Response<Route>>() { };
+    private static final ParameterizedTypeReference<Response<PriceConfig>> PRICE_CONFIG =
+            new ParameterizedTypeReference<Response<PriceConfig>>() { };
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(BasicServiceImpl.class);
-
     @Override
     public Response queryForTravel(Travel info, HttpHeaders headers) {
-        Response response = new Response<>();
         TravelResult result = new TravelResult();
         result.setStatus(true);
-        response.setStatus(1);
-        response.setMsg("Success");
-        boolean startingPlaceExist = checkStationExists(info.getStartingPlace(), headers);
-        boolean endPlaceExist = checkStationExists(info.getEndPlace(), headers);
-        if (!startingPlaceExist || !endPlaceExist) {
-            result.setStatus(false);
-            response.setStatus(0);
-            response.setMsg("Start place or end place not exist!");
+        result.setPercent(1.0);
+        String problem = null;
+
+        if (!checkStationExists(info.getStartingPlace(), headers) || !checkStationExists(info.getEndPlace(), headers)) {
+            problem = "Start place or end place not exist!";
         }
 
-        TrainType trainType = queryTrainType(info.getTrip().getTrainTypeId(), headers);
+        Trip trip = info.getTrip();
+        TrainType trainType = queryTrainType(trip.getTrainTypeId(), headers);
         if (trainType == null) {
-            BasicServiceImpl.LOGGER.info("traintype doesn't exist");
-            result.setStatus(false);
-            response.setStatus(0);
-            response.setMsg("Train type doesn't exist");
+            LOGGER.info("[queryForTravel] train type {} doesn't exist", trip.getTrainTypeId());
+            problem = "Train type doesn't exist";
         } else {
             result.setTrainType(trainType);
         }
 
-        String routeId = info.getTrip().getRouteId();
-        String trainTypeString = "";
-        if (trainType != null) {
-            trainTypeString = trainType.getId();
-        }
-        Route route = getRouteByRouteId(routeId, headers);
-        PriceConfig priceConfig = queryPriceConfigByRouteIdAndTrainType(routeId, trainTypeString, headers);
+        Route route = getRouteByRouteId(trip.getRouteId(), headers);
+        String trainTypeId = trainType == null ? "" : trainType.getId();
+        PriceConfig priceConfig = queryPriceConfigByRouteIdAndTrainType(trip.getRouteId(), trainTypeId, headers);
+        String fromId = (String) queryForStationId(info.getStartingPlace(), headers).getData();
+        String toId = (String) queryForStationId(info.getEndPlace(), headers).getData();
+        result.setPrices(priceTable(route, priceConfig, fromId, toId));
 
-        String startingPlaceId = (String) queryForStationId(info.getStartingPlace(), headers).getData();
-        String endPlaceId = (String) queryForStationId(info.getEndPlace(), headers).getData();
-
-        int indexStart = 0;
-        int indexEnd = 0;
-        if (route != null) {
-            indexStart = route.getStations().indexOf(startingPlaceId);
-            indexEnd = route.getStations().indexOf(endPlaceId);
+        if (problem != null) {
+            result.setStatus(false);
+            return new Response<>(0, problem, result);
         }
-
-        HashMap<String, String> prices = new HashMap<>();
-        try {
-            int distance = route.getDistances().get(indexEnd) - route.getDistances().get(indexStart);
-            double priceForEconomyClass = distance * priceConfig.getBasicPriceRate();
-            double priceForConfortClass = distance * priceConfig.getFirstClassPriceRate();
-            prices.put("economyClass", "" + priceForEconomyClass);
-            prices.put("confortClass", "" + priceForConfortClass);
-        } catch (Exception e) {
-            prices.put("economyClass", "95.0");
-            prices.put("confortClass", "120.0");
-        }
-        result.setPrices(prices);
-        result.setPercent(1.0);
-        response.setData(result);
-        return response;
+        return new Response<>(1, "Success", result);
     }
 
     @Override
     public Response queryForStationId(String stationName, HttpHeaders headers) {
-        BasicServiceImpl.LOGGER.info("[queryForStationId] stationName: {}", stationName);
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/id/" + stationName,
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        LOGGER.info("[queryForStationId] stationName: {}", stationName);
+        return restTemplate.exchange(STATION_ID_URL + stationName, HttpMethod.GET,
+                new HttpEntity<>(headers), Response.class).getBody();
     }
 
     public boolean checkStationExists(String stationName, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/id/" + stationName,
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
-        Response exist = re.getBody();
-        return exist.getStatus() == 1;
+        Response lookup = queryForStationId(stationName, headers);
+        return lookup != null && lookup.getStatus() != null && lookup.getStatus() == 1;
     }
 
     public TrainType queryTrainType(String trainTypeId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<TrainType>> re = restTemplate.exchange(
-                "http://ts-train-service:14567/api/v1/trainservice/trains/" + trainTypeId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<TrainType>>() {
-                });
-        return re.getBody().getData();
+        Response<TrainType> reply = restTemplate.exchange(TRAIN_URL + trainTypeId, HttpMethod.GET,
+                new HttpEntity<>(headers), TRAIN_TYPE).getBody();
+        return reply == null ? null : reply.getData();
     }
 
     private Route getRouteByRouteId(String routeId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<Route>> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes/" + routeId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Route>>() {
-                });
-        Response<Route> result = re.getBody();
-        if (result.getStatus() == 0) {
-            BasicServiceImpl.LOGGER.error("[getRouteByRouteId] Get Route Fail, routeId: {}", routeId);
+        Response<Route> reply = restTemplate.exchange(ROUTE_URL + routeId, HttpMethod.GET,
+                new HttpEntity<>(headers), ROUTE).getBody();
+        if (reply == null || reply.getStatus() == null || reply.getStatus() == 0) {
+            LOGGER.error("[getRouteByRouteId] Get Route Fail, routeId: {}", routeId);
             return null;
         }
-        return result.getData();
+        return reply.getData();
     }
 
     private PriceConfig queryPriceConfigByRouteIdAndTrainType(String routeId, String trainType, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<PriceConfig>> re = restTemplate.exchange(
-                "http://ts-price-service:16579/api/v1/priceservice/prices/" + routeId + "/" + trainType,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<PriceConfig>>() {
-                });
-        return re.getBody().getData();
+        Response<PriceConfig> reply = restTemplate.exchange(PRICE_URL + routeId + "/" + trainType, HttpMethod.GET,
+                new HttpEntity<>(headers), PRICE_CONFIG).getBody();
+        return reply == null ? null : reply.getData();
+    }
+
+    /** Seat prices between two stops: distance travelled times the rate of each class. */
+    private static HashMap<String, String> priceTable(Route route, PriceConfig priceConfig, String fromId, String toId) {
+        HashMap<String, String> prices = new HashMap<>();
+        prices.put("economyClass", FALLBACK_ECONOMY);
+        prices.put("confortClass", FALLBACK_CONFORT);
+        if (route == null || priceConfig == null) {
+            return prices;
+        }
+        List<Integer> distances = route.getDistances();
+        int from = route.getStations().indexOf(fromId);
+        int to = route.getStations().indexOf(toId);
+        if (from < 0 || to < 0 || Math.max(from, to) >= distances.size()) {
+            return prices;
+        }
+        int distance = distances.get(to) - distances.get(from);
+        prices.put("economyClass", String.valueOf(distance * priceConfig.getBasicPriceRate()));
+        prices.put("confortClass", String.valueOf(distance * priceConfig.getFirstClassPriceRate()));
+        return prices;
     }
 }

@@ -1,65 +1,58 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package fdse.microservice.service;
 
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
+
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import fdse.microservice.entity.*;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
 public class BasicServiceImplTest {
 
-    @InjectMocks
-    private BasicServiceImpl service;
+    private static final String STATION_ID = "http://ts-station-service:12345/api/v1/stationservice/stations/id/";
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private BasicServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private void station(String name, Response reply) {
+        when(restTemplate.exchange(eq(STATION_ID + name), eq(HttpMethod.GET), any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(ResponseEntity.ok(reply));
     }
 
     @Test
     public void testQueryForStationId() {
-        Response response = new Response<>(1, "Success", "shanghai");
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/id/shanghai",
-                HttpMethod.GET,
-                new HttpEntity(null),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(response, service.queryForStationId("shanghai", headers));
+        Response found = new Response<>(1, "Success", "shanghai");
+        station("shanghai", found);
+        assertSame(found, service.queryForStationId("shanghai", headers));
+    }
+
+    @Test
+    public void testCheckStationExists() {
+        station("shanghai", new Response<>(1, "Success", "shanghai"));
+        station("atlantis", new Response<>(0, "Not exists", null));
+        assertTrue(service.checkStationExists("shanghai", headers));
+        assertFalse(service.checkStationExists("atlantis", headers));
     }
 }

@@ -1,38 +1,42 @@
+// ts-news-service serves the short travel bulletins shown on the train-ticket front page.
 package main
 
 import (
 	"encoding/json"
 	"log"
 	"net/http"
-	"time"
 
 	"github.com/hoisie/web"
 )
 
+const listenAddr = "0.0.0.0:12862"
+
+// News is one bulletin. The UI reads the capitalised JSON keys.
 type News struct {
 	Title   string `json:"Title"`
 	Content string `json:"Content"`
 }
 
 var newsList = []News{
-	{Title: "Travel announcement", Content: "Stations in Shanghai will open the new waiting hall on Monday."},
-	{Title: "Holiday schedule", Content: "Additional G trains run between Beijing and Shanghai during the holidays."},
-	{Title: "Service notice", Content: "Online ticket sales pause from 23:30 to 00:30 for maintenance."},
+	{Title: "Ticket office hours", Content: "Counters at Nanjing South open at 06:00 from next week."},
+	{Title: "Spring timetable", Content: "More D trains connect Hangzhou and Suzhou at weekends."},
+	{Title: "Maintenance window", Content: "Booking and refunds are unavailable every night between 23:30 and 00:30."},
 }
 
+// hello answers GET /news-service/news with every bulletin as one JSON array.
 func hello(ctx *web.Context) string {
-	ctx.SetHeader("Content-Type", "application/json", true)
-	body, err := json.Marshal(newsList)
+	payload, err := json.Marshal(newsList)
 	if err != nil {
-		ctx.Abort(http.StatusInternalServerError, err.Error())
+		log.Printf("news: cannot encode bulletins: %v", err)
+		ctx.Abort(http.StatusInternalServerError, "cannot encode news")
 		return ""
 	}
-	return string(body)
+	ctx.ContentType("json")
+	return string(payload)
 }
 
 func main() {
-	web.Config.StaticDir = "static"
 	web.Get("/news-service/news", hello)
-	log.Printf("news service starting at %s", time.Now().Format(time.RFC3339))
-	web.Run("0.0.0.0:12862")
+	log.Printf("ts-news-service listening on %s", listenAddr)
+	web.Run(listenAddr)
 }

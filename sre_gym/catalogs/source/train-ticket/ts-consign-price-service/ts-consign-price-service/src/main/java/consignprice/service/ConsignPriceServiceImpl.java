@@ -1,98 +1,87 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package consignprice.service;
 
+import consignprice.entity.ConsignPrice;
+import consignprice.repository.ConsignPriceConfigRepository;
 import edu.fudan.common.util.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Service;
-import consignprice.entity.*;
-import consignprice.repository.*;
 
 /**
- * @author fdse
+ * Consignment tariff: a flat fee covers parcels up to the base weight; every kilogram above
+ * it is charged at one of two rates, depending on whether the trip stays inside the region.
+ * Only one tariff document exists, stored under index {@link #TARIFF_INDEX}.
  */
 @Service
 public class ConsignPriceServiceImpl implements ConsignPriceService {
 
+    private static final Logger log = LoggerFactory.getLogger(ConsignPriceServiceImpl.class);
+
+    private static final int TARIFF_INDEX = 0;
+    private static final String OK = "Success";
+
     @Autowired
     private ConsignPriceConfigRepository repository;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(ConsignPriceServiceImpl.class);
-
     @Override
     public Response getPriceByWeightAndRegion(double weight, boolean isWithinRegion, HttpHeaders headers) {
-        ConsignPrice priceConfig = repository.findByIndex(0);
-        double price = 0;
-        double initialPrice = priceConfig.getInitialPrice();
-        if (weight <= priceConfig.getInitialWeight()) {
-            price = initialPrice;
-        } else {
-            double extraWeight = weight - priceConfig.getInitialWeight();
-            if (isWithinRegion) {
-                price = initialPrice + extraWeight * priceConfig.getWithinPrice();
-            } else {
-                price = initialPrice + extraWeight * priceConfig.getBeyondPrice();
-            }
+        ConsignPrice tariff = repository.findByIndex(TARIFF_INDEX);
+        double base = tariff.getInitialPrice();
+        double overweight = weight - tariff.getInitialWeight();
+        if (overweight <= 0) {
+            return new Response<>(1, OK, base);
         }
-        return new Response<>(1, "Success", price);
+
+        double ratePerKg;
+        if (isWithinRegion) {
+            ratePerKg = tariff.getWithinPrice();
+        } else {
+            ratePerKg = tariff.getBeyondPrice();
+        }
+        double total = base + overweight * ratePerKg;
+        log.debug("[getPriceByWeightAndRegion] weight={} withinRegion={} total={}", weight, isWithinRegion, total);
+        return new Response<>(1, OK, total);
     }
 
     @Override
     public Response queryPriceInformation(HttpHeaders headers) {
-        StringBuilder sb = new StringBuilder();
-        ConsignPrice price = repository.findByIndex(0);
-        sb.append("The price of weight within ");
-        sb.append(price.getInitialWeight());
-        sb.append(" is ");
-        sb.append(price.getInitialPrice());
-        sb.append(". The price of extra weight within the region is ");
-        sb.append(price.getWithinPrice());
-        sb.append(" and beyond the region is ");
-        sb.append(price.getBeyondPrice());
-        sb.append("\n");
-        return new Response<>(1, "Success", sb.toString());
+        ConsignPrice tariff = repository.findByIndex(TARIFF_INDEX);
+        String summary = String.format(
+                "Up to %s kg the consignment costs %s. Each further kg costs %s inside the region and %s outside it.%n",
+                tariff.getInitialWeight(), tariff.getInitialPrice(),
+                tariff.getWithinPrice(), tariff.getBeyondPrice());
+        return new Response<>(1, OK, summary);
     }
 
     @Override
     public Response createAndModifyPrice(ConsignPrice config, HttpHeaders headers) {
-        ConsignPriceServiceImpl.LOGGER.info("[createAndModifyPrice] initial price: {}", config.getInitialPrice());
-        //update price
-        ConsignPrice originalConfig;
-        if (repository.findByIndex(0) != null) {
-            originalConfig = repository.findByIndex(0);
-        } else {
-            originalConfig = new ConsignPrice();
+        log.info("[createAndModifyPrice] new tariff: base {} up to {} kg", config.getInitialPrice(), config.getInitialWeight());
+        ConsignPrice tariff = repository.findByIndex(TARIFF_INDEX);
+        if (tariff == null) {
+            tariff = new ConsignPrice();
         }
-        originalConfig.setId(config.getId());
-        originalConfig.setIndex(0);
-        originalConfig.setInitialPrice(config.getInitialPrice());
-        originalConfig.setInitialWeight(config.getInitialWeight());
-        originalConfig.setWithinPrice(config.getWithinPrice());
-        originalConfig.setBeyondPrice(config.getBeyondPrice());
-        repository.save(originalConfig);
-        return new Response<>(1, "Success", originalConfig);
+        copyRates(config, tariff);
+        tariff.setId(config.getId());
+        tariff.setIndex(TARIFF_INDEX);
+        repository.save(tariff);
+        return new Response<>(1, OK, tariff);
     }
 
     @Override
     public Response getPriceConfig(HttpHeaders headers) {
-        return new Response<>(1, "Success", repository.findByIndex(0));
+        ConsignPrice tariff = repository.findByIndex(TARIFF_INDEX);
+        if (tariff == null) {
+            log.warn("[getPriceConfig] no tariff stored under index {}", TARIFF_INDEX);
+        }
+        return new Response<>(1, OK, tariff);
+    }
+
+    private static void copyRates(ConsignPrice from, ConsignPrice to) {
+        to.setInitialWeight(from.getInitialWeight());
+        to.setInitialPrice(from.getInitialPrice());
+        to.setWithinPrice(from.getWithinPrice());
+        to.setBeyondPrice(from.getBeyondPrice());
     }
 }

@@ -1,60 +1,55 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package consignprice.service;
 
+import consignprice.entity.ConsignPrice;
+import consignprice.repository.ConsignPriceConfigRepository;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import consignprice.entity.*;
-import consignprice.repository.ConsignPriceConfigRepository;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class ConsignPriceServiceImplTest {
-
-    @InjectMocks
-    private ConsignPriceServiceImpl service;
 
     @Mock
     private ConsignPriceConfigRepository repository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private ConsignPriceServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+        ConsignPrice tariff = new ConsignPrice();
+        tariff.setInitialWeight(5.0);
+        tariff.setInitialPrice(8.0);
+        tariff.setWithinPrice(2.0);
+        tariff.setBeyondPrice(3.5);
+        when(repository.findByIndex(0)).thenReturn(tariff);
     }
 
     @Test
     public void testGetPriceByWeightAndRegion() {
-        ConsignPrice priceConfig = new ConsignPrice();
-        priceConfig.setInitialWeight(1.0);
-        priceConfig.setInitialPrice(2.0);
-        priceConfig.setWithinPrice(3.0);
-        priceConfig.setBeyondPrice(4.0);
-        Mockito.when(repository.findByIndex(0)).thenReturn(priceConfig);
-        Assert.assertEquals(new Response<>(1, "Success", 2.0), service.getPriceByWeightAndRegion(1.0, true, headers));
+        assertEquals(8.0, (double) service.getPriceByWeightAndRegion(4.0, true, headers).getData(), 1e-9);
+        assertEquals(12.0, (double) service.getPriceByWeightAndRegion(7.0, true, headers).getData(), 1e-9);
+        assertEquals(15.0, (double) service.getPriceByWeightAndRegion(7.0, false, headers).getData(), 1e-9);
+    }
+
+    @Test
+    public void testCreateAndModifyPriceKeepsIndexZero() {
+        ConsignPrice update = new ConsignPrice();
+        update.setIndex(7);
+        update.setInitialPrice(9.0);
+        Response<?> result = service.createAndModifyPrice(update, headers);
+        assertEquals(0, ((ConsignPrice) result.getData()).getIndex());
+        verify(repository).save(any(ConsignPrice.class));
     }
 }

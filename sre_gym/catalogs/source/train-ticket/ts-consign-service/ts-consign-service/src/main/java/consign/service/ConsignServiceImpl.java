@@ -1,23 +1,11 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package consign.service;
 
+import consign.entity.Consign;
+import consign.entity.ConsignRecord;
+import consign.repository.ConsignRepository;
 import edu.fudan.common.util.Response;
+import java.util.List;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,16 +16,20 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import consign.entity.*;
-import consign.repository.*;
-import java.util.List;
-import java.util.UUID;
 
 /**
- * @author fdse
+ * Stores luggage consignments attached to orders. The price of a consignment is not computed
+ * here: it is quoted by ts-consign-price-service for the parcel's weight and region.
  */
 @Service
 public class ConsignServiceImpl implements ConsignService {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsignServiceImpl.class);
+
+    private static final String PRICE_API = "http://ts-consign-price-service:16110/api/v1/consignpriceservice";
+
+    private static final ParameterizedTypeReference<Response<Double>> PRICE_REPLY =
+            new ParameterizedTypeReference<Response<Double>>() { };
 
     @Autowired
     private ConsignRepository repository;
@@ -45,55 +37,62 @@ public class ConsignServiceImpl implements ConsignService {
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(ConsignServiceImpl.class);
-
     @Override
     public Response insertConsignRecord(Consign consignRequest, HttpHeaders headers) {
-        ConsignServiceImpl.LOGGER.info("[insertConsignRecord] orderId: {}, weight: {}", consignRequest.getOrderId(), consignRequest.getWeight());
-        ConsignRecord consignRecord = new ConsignRecord();
-        //Set the record attribute
-        consignRecord.setId(UUID.randomUUID());
-        consignRecord.setOrderId(consignRequest.getOrderId());
-        consignRecord.setAccountId(consignRequest.getAccountId());
-        consignRecord.setHandleDate(consignRequest.getHandleDate());
-        consignRecord.setTargetDate(consignRequest.getTargetDate());
-        consignRecord.setFrom(consignRequest.getFrom());
-        consignRecord.setTo(consignRequest.getTo());
-        consignRecord.setConsignee(consignRequest.getConsignee());
-        consignRecord.setPhone(consignRequest.getPhone());
-        consignRecord.setWeight(consignRequest.getWeight());
+        log.info("[insertConsignRecord] order {} weighs {} kg", consignRequest.getOrderId(), consignRequest.getWeight());
+        ConsignRecord record = fromRequest(consignRequest);
+        record.setId(UUID.randomUUID());
 
-        //get the price
-        HttpEntity requestEntity = new HttpEntity(null, headers);
-        ResponseEntity<Response<Double>> re = restTemplate.exchange(
-                "http://ts-consign-price-service:16110/api/v1/consignpriceservice/consignprice/" + consignRequest.getWeight() + "/" + consignRequest.isWithin(),
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Double>>() {
-                });
-        consignRecord.setPrice(re.getBody().getData());
+        double price = quotePrice(consignRequest.getWeight(), consignRequest.isWithin(), headers);
+        record.setPrice(price);
 
-        ConsignRecord result = repository.save(consignRecord);
-        return new Response<>(1, "You have consigned successfully! The price is " + result.getPrice(), result);
+        ConsignRecord saved = repository.save(record);
+        return new Response<>(1, "You have consigned successfully! The price is " + saved.getPrice(), saved);
     }
 
     @Override
     public Response queryByAccountId(UUID accountId, HttpHeaders headers) {
-        List<ConsignRecord> consignRecords = repository.findByAccountId(accountId);
-        if (consignRecords != null && !consignRecords.isEmpty()) {
-            return new Response<>(1, "Find consign by account id success", consignRecords);
-        } else {
+        List<ConsignRecord> records = repository.findByAccountId(accountId);
+        if (records == null || records.isEmpty()) {
+            log.warn("[queryByAccountId] account {} has no consignments", accountId);
             return new Response<>(0, "No Content according to accountId", null);
         }
+        return new Response<>(1, "Find consign by account id success", records);
     }
 
     @Override
     public Response queryByOrderId(UUID orderId, HttpHeaders headers) {
-        ConsignRecord consignRecords = repository.findByOrderId(orderId);
-        if (consignRecords != null) {
-            return new Response<>(1, "Find consign by order id success", consignRecords);
-        } else {
+        ConsignRecord record = repository.findByOrderId(orderId);
+        if (record == null) {
+            log.warn("[queryByOrderId] order {} has no consignment", orderId);
             return new Response<>(0, "No Content according to order id", null);
         }
+        return new Response<>(1, "Find consign by order id success", record);
+    }
+
+    private double quotePrice(double weight, boolean within, HttpHeaders headers) {
+        String url = PRICE_API + "/consignprice/" + weight + "/" + within;
+        ResponseEntity<Response<Double>> reply = restTemplate.exchange(
+                url, HttpMethod.GET, new HttpEntity<>(null, headers), PRICE_REPLY);
+        Response<Double> body = reply.getBody();
+        if (body == null || body.getData() == null) {
+            log.error("[quotePrice] empty quote from {}", url);
+            return 0.0;
+        }
+        return body.getData();
+    }
+
+    private static ConsignRecord fromRequest(Consign request) {
+        ConsignRecord record = new ConsignRecord();
+        record.setOrderId(request.getOrderId());
+        record.setAccountId(request.getAccountId());
+        record.setConsignee(request.getConsignee());
+        record.setPhone(request.getPhone());
+        record.setFrom(request.getFrom());
+        record.setTo(request.getTo());
+        record.setHandleDate(request.getHandleDate());
+        record.setTargetDate(request.getTargetDate());
+        record.setWeight(request.getWeight());
+        return record;
     }
 }

@@ -1,44 +1,30 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package consign.service;
 
+import consign.entity.Consign;
+import consign.entity.ConsignRecord;
+import consign.repository.ConsignRepository;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.Collections;
+import java.util.UUID;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
-import consign.entity.*;
-import consign.repository.ConsignRepository;
-import java.util.ArrayList;
-import java.util.UUID;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
-public class ConsignServiceImplTest {
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
 
-    @InjectMocks
-    private ConsignServiceImpl service;
+public class ConsignServiceImplTest {
 
     @Mock
     private ConsignRepository repository;
@@ -46,17 +32,36 @@ public class ConsignServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private ConsignServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testQueryByAccountIdEmpty() {
-        UUID accountId = UUID.randomUUID();
-        Mockito.when(repository.findByAccountId(accountId)).thenReturn(new ArrayList<>());
-        Assert.assertEquals(new Response<>(0, "No Content according to accountId", null), service.queryByAccountId(accountId, headers));
+        UUID account = UUID.randomUUID();
+        when(repository.findByAccountId(account)).thenReturn(Collections.emptyList());
+        Response<?> result = service.queryByAccountId(account, headers);
+        assertEquals(Integer.valueOf(0), result.getStatus());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    public void testInsertConsignRecord() {
+        Consign request = new Consign();
+        request.setOrderId(UUID.randomUUID());
+        request.setWeight(3.0);
+        request.setWithin(true);
+        when(restTemplate.exchange(anyString(), eq(HttpMethod.GET), any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(new Response<>(1, "Success", 11.5)));
+        when(repository.save(any(ConsignRecord.class))).thenAnswer(call -> call.getArgument(0));
+
+        Response<?> result = service.insertConsignRecord(request, headers);
+        assertEquals(11.5, ((ConsignRecord) result.getData()).getPrice(), 1e-9);
     }
 }

@@ -1,57 +1,63 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package contacts.service;
 
+import contacts.entity.Contacts;
+import contacts.repository.ContactsRepository;
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import java.util.ArrayList;
+import java.util.Optional;
+import java.util.UUID;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import contacts.entity.*;
-import contacts.repository.ContactsRepository;
-import java.util.UUID;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class ContactsServiceImplTest {
-
-    @InjectMocks
-    private ContactsServiceImpl service;
 
     @Mock
     private ContactsRepository contactsRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private ContactsServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testFindContactsByIdMissing() {
         UUID id = UUID.randomUUID();
-        Mockito.when(contactsRepository.findById(id)).thenReturn(java.util.Optional.empty());
-        Assert.assertEquals(new Response<>(0, "No contacts according to contacts id", null), service.findContactsById(id, headers));
+        when(contactsRepository.findById(id)).thenReturn(Optional.empty());
+        assertEquals(Integer.valueOf(0), service.findContactsById(id, headers).getStatus());
+    }
+
+    @Test
+    public void testFindContactsByAccountIdEmpty() {
+        UUID account = UUID.randomUUID();
+        when(contactsRepository.findByAccountId(account)).thenReturn(new ArrayList<>());
+        Response<?> result = service.findContactsByAccountId(account, headers);
+        assertEquals(Integer.valueOf(1), result.getStatus());
+    }
+
+    @Test
+    public void testCreateContactsDuplicate() {
+        Contacts contact = new Contacts();
+        contact.setAccountId(UUID.randomUUID());
+        ArrayList<Contacts> owned = new ArrayList<>();
+        owned.add(contact);
+        when(contactsRepository.findByAccountId(contact.getAccountId())).thenReturn(owned);
+
+        assertEquals(Integer.valueOf(0), service.createContacts(contact, headers).getStatus());
+        verify(contactsRepository, never()).save(any(Contacts.class));
     }
 }

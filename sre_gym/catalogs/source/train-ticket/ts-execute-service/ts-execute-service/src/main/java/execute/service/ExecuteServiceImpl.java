@@ -1,23 +1,8 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package execute.service;
 
 import edu.fudan.common.util.Response;
+import execute.entity.Order;
+import execute.entity.OrderStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,86 +13,77 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import execute.entity.*;
 
 /**
- * @author fdse
+ * Station gate operations on a ticket. Collecting turns a paid (or rebooked) order into a
+ * collected one; executing lets a collected ticket through the gate and marks it used.
+ * The order itself lives in ts-order-service; this service only checks and advances its status.
  */
 @Service
 public class ExecuteServiceImpl implements ExecuteService {
 
+    private static final Logger log = LoggerFactory.getLogger(ExecuteServiceImpl.class);
+
+    private static final String ORDER_API = "http://ts-order-service:12031/api/v1/orderservice/order";
+
+    private static final ParameterizedTypeReference<Response<Order>> ORDER_REPLY =
+            new ParameterizedTypeReference<Response<Order>>() { };
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(ExecuteServiceImpl.class);
-
     @Override
     public Response ticketExecute(String orderId, HttpHeaders headers) {
-        //1.Get order information
-        headers = null;
-        Response<Order> resultFromOrder = getOrderByIdFromOrder(orderId, headers);
-        Order order;
-        if (resultFromOrder.getStatus() == 1) {
-            order = resultFromOrder.getData();
-            //2.Check if the order can come in
-            if (order.getStatus() != OrderStatus.COLLECTED.getCode()) {
-                return new Response<>(0, "Order Status Wrong", null);
-            }
-            //3.Confirm inbound, request change order information
-            Response resultExecute = executeOrder(orderId, OrderStatus.USED.getCode(), headers);
-            if (resultExecute.getStatus() == 1) {
-                return new Response<>(1, "Success.", null);
-            } else {
-                return new Response<>(0, resultExecute.getMsg(), null);
-            }
-        } else {
+        Response<Order> lookup = getOrderByIdFromOrder(orderId, headers);
+        if (lookup == null || lookup.getStatus() != 1) {
             return new Response<>(0, "Order Not Found", null);
         }
+        Order order = lookup.getData();
+        if (order.getStatus() != OrderStatus.COLLECTED.getCode()) {
+            log.warn("[ticketExecute] order {} is in status {}, not collected", orderId, order.getStatus());
+            return new Response<>(0, "Order Status Wrong", null);
+        }
+        return advance(orderId, OrderStatus.USED, "Success.", headers);
     }
 
     @Override
     public Response ticketCollect(String orderId, HttpHeaders headers) {
-        //1.Get order information
-        headers = null;
-        Response<Order> resultFromOrder = getOrderByIdFromOrder(orderId, headers);
-        Order order;
-        if (resultFromOrder.getStatus() == 1) {
-            order = resultFromOrder.getData();
-            //2.Check if the order can come in
-            if (order.getStatus() != OrderStatus.PAID.getCode() && order.getStatus() != OrderStatus.CHANGE.getCode()) {
-                return new Response<>(0, "Order Status Wrong", null);
-            }
-            //3.Confirm inbound, request change order information
-            Response resultExecute = executeOrder(orderId, OrderStatus.COLLECTED.getCode(), headers);
-            if (resultExecute.getStatus() == 1) {
-                return new Response<>(1, "Success", null);
-            } else {
-                return new Response<>(0, resultExecute.getMsg(), null);
-            }
-        } else {
+        Response<Order> lookup = getOrderByIdFromOrder(orderId, headers);
+        if (lookup == null || lookup.getStatus() != 1) {
             return new Response<>(0, "Order Not Found", null);
         }
+        Order order = lookup.getData();
+        if (!isCollectable(order.getStatus())) {
+            log.warn("[ticketCollect] order {} is in status {}, cannot be collected", orderId, order.getStatus());
+            return new Response<>(0, "Order Status Wrong", null);
+        }
+        return advance(orderId, OrderStatus.COLLECTED, "Success", headers);
+    }
+
+    private static boolean isCollectable(int status) {
+        return status == OrderStatus.PAID.getCode() || status == OrderStatus.CHANGE.getCode();
+    }
+
+    private Response advance(String orderId, OrderStatus target, String okMessage, HttpHeaders headers) {
+        Response outcome = executeOrder(orderId, target.getCode(), headers);
+        if (outcome == null || outcome.getStatus() != 1) {
+            String reason = outcome == null ? "No response from order service" : outcome.getMsg();
+            return new Response<>(0, reason, null);
+        }
+        return new Response<>(1, okMessage, null);
     }
 
     private Response executeOrder(String orderId, int status, HttpHeaders headers) {
-        ExecuteServiceImpl.LOGGER.info("[executeOrder] Executing order, orderId: {}, status: {}", orderId, status);
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-order-service:12031/api/v1/orderservice/order/status/" + orderId + "/" + status,
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
-        return re.getBody();
+        log.info("[executeOrder] Executing order, orderId: {}, status: {}", orderId, status);
+        String url = ORDER_API + "/status/" + orderId + "/" + status;
+        ResponseEntity<Response> reply = restTemplate.exchange(
+                url, HttpMethod.GET, new HttpEntity<>(headers), Response.class);
+        return reply.getBody();
     }
 
     private Response<Order> getOrderByIdFromOrder(String orderId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<Order>> re = restTemplate.exchange(
-                "http://ts-order-service:12031/api/v1/orderservice/order/" + orderId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Order>>() {
-                });
-        return re.getBody();
+        ResponseEntity<Response<Order>> reply = restTemplate.exchange(
+                ORDER_API + "/" + orderId, HttpMethod.GET, new HttpEntity<>(headers), ORDER_REPLY);
+        return reply.getBody();
     }
 }

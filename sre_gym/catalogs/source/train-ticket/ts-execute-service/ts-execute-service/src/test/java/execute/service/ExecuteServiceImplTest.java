@@ -1,67 +1,60 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package execute.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import execute.entity.Order;
+import execute.entity.OrderStatus;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import execute.entity.*;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
-public class ExecuteServiceImplTest {
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.when;
 
-    @InjectMocks
-    private ExecuteServiceImpl service;
+public class ExecuteServiceImplTest {
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private ExecuteServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void orderServiceAnswers(Response<Order> reply) {
+        when(restTemplate.exchange(anyString(), eq(HttpMethod.GET), any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(ResponseEntity.ok(reply));
     }
 
     @Test
     public void testTicketCollectNotFound() {
-        Response<Order> response = new Response<>(0, null, null);
-        ResponseEntity<Response<Order>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "Order Not Found", null), service.ticketCollect("order_id", headers));
+        orderServiceAnswers(new Response<>(0, "not found", null));
+        Response<?> result = service.ticketCollect("missing-order", headers);
+        assertEquals("Order Not Found", result.getMsg());
+    }
+
+    @Test
+    public void testTicketExecuteStatusWrong() {
+        Order paid = new Order();
+        paid.setStatus(OrderStatus.PAID.getCode());
+        orderServiceAnswers(new Response<>(1, "Success", paid));
+        Response<?> result = service.ticketExecute("paid-order", headers);
+        assertEquals("Order Status Wrong", result.getMsg());
     }
 }

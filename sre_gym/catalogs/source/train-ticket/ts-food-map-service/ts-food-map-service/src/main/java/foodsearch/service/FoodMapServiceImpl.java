@@ -1,37 +1,25 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package foodsearch.service;
 
 import edu.fudan.common.util.Response;
+import foodsearch.entity.FoodStore;
+import foodsearch.entity.TrainFood;
+import foodsearch.repository.FoodStoreRepository;
+import foodsearch.repository.TrainFoodRepository;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Service;
-import foodsearch.entity.*;
-import foodsearch.repository.*;
-import java.util.List;
 
 /**
- * @author fdse
+ * Read side of the food catalogue: food stores located at stations and the menus served on
+ * board a trip. Writes only happen when an administrator registers a new store.
  */
 @Service
 public class FoodMapServiceImpl implements FoodMapService {
+
+    private static final Logger log = LoggerFactory.getLogger(FoodMapServiceImpl.class);
 
     @Autowired
     private FoodStoreRepository foodStoreRepository;
@@ -39,67 +27,60 @@ public class FoodMapServiceImpl implements FoodMapService {
     @Autowired
     private TrainFoodRepository trainFoodRepository;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(FoodMapServiceImpl.class);
-
     @Override
     public Response createFoodStore(FoodStore fs, HttpHeaders headers) {
-        FoodStore fsTemp = foodStoreRepository.findById(fs.getId()).orElse(null);
-        if (fsTemp != null) {
-            FoodMapServiceImpl.LOGGER.error("[createFoodStore] Food store already exists, storeId: {}", fs.getId());
+        if (foodStoreRepository.existsById(fs.getId())) {
+            log.error("[createFoodStore] store id {} is already registered", fs.getId());
             return new Response<>(0, "Already Exists Id", null);
-        } else {
-            foodStoreRepository.save(fs);
-            return new Response<>(1, "Save Success", fs);
         }
+        FoodStore saved = foodStoreRepository.save(fs);
+        return new Response<>(1, "Save Success", saved);
     }
 
     @Override
     public Response listFoodStores(HttpHeaders headers) {
-        List<FoodStore> foodStores = foodStoreRepository.findAll();
-        if (foodStores != null && !foodStores.isEmpty()) {
-            return new Response<>(1, "Success", foodStores);
-        } else {
-            return new Response<>(0, "Foodstore is empty", null);
-        }
+        List<FoodStore> stores = foodStoreRepository.findAll();
+        return nonEmpty(stores, "Foodstore is empty");
     }
 
     @Override
     public Response listTrainFood(HttpHeaders headers) {
-        List<TrainFood> trainFoodList = trainFoodRepository.findAll();
-        if (trainFoodList != null && !trainFoodList.isEmpty()) {
-            return new Response<>(1, "Success", trainFoodList);
-        } else {
-            return new Response<>(0, "No content", null);
-        }
+        List<TrainFood> menus = trainFoodRepository.findAll();
+        return nonEmpty(menus, "No content");
     }
 
     @Override
     public Response listFoodStoresByStationId(String stationId, HttpHeaders headers) {
-        List<FoodStore> foodStoreList = foodStoreRepository.findByStationId(stationId);
-        if (foodStoreList != null && !foodStoreList.isEmpty()) {
-            return new Response<>(1, "Success", foodStoreList);
-        } else {
-            return new Response<>(0, "FoodStore is empty", null);
-        }
+        List<FoodStore> stores = foodStoreRepository.findByStationId(stationId);
+        log.debug("[listFoodStoresByStationId] station {}", stationId);
+        return nonEmpty(stores, "FoodStore is empty");
     }
 
     @Override
     public Response listTrainFoodByTripId(String tripId, HttpHeaders headers) {
-        List<TrainFood> trainFoodList = trainFoodRepository.findByTripId(tripId);
-        if (trainFoodList != null) {
-            return new Response<>(1, "Success", trainFoodList);
-        } else {
-            return new Response<>(0, "No content", null);
-        }
+        List<TrainFood> menus = trainFoodRepository.findByTripId(tripId);
+        // an empty menu is a valid answer for a trip; only a missing result is an error
+        return present(menus);
     }
 
     @Override
     public Response getFoodStoresByStationIds(List<String> stationIds) {
-        List<FoodStore> foodStoreList = foodStoreRepository.findByStationIdIn(stationIds);
-        if (foodStoreList != null) {
-            return new Response<>(1, "Success", foodStoreList);
-        } else {
+        List<FoodStore> stores = foodStoreRepository.findByStationIdIn(stationIds);
+        log.debug("[getFoodStoresByStationIds] {} stations asked", stationIds == null ? 0 : stationIds.size());
+        return present(stores);
+    }
+
+    private static <T> Response nonEmpty(List<T> items, String emptyMessage) {
+        if (items == null || items.isEmpty()) {
+            return new Response<>(0, emptyMessage, null);
+        }
+        return new Response<>(1, "Success", items);
+    }
+
+    private static <T> Response present(List<T> items) {
+        if (items == null) {
             return new Response<>(0, "No content", null);
         }
+        return new Response<>(1, "Success", items);
     }
 }

@@ -1,42 +1,22 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package foodsearch.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
-import org.junit.Before;
-import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
-import org.mockito.InjectMocks;
-import org.mockito.Mock;
-import org.mockito.Mockito;
-import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import foodsearch.entity.*;
+import foodsearch.entity.FoodStore;
+import foodsearch.entity.TrainFood;
 import foodsearch.repository.FoodStoreRepository;
 import foodsearch.repository.TrainFoodRepository;
+import java.util.Collections;
+import org.junit.Before;
+import org.junit.Test;
+import org.mockito.InjectMocks;
+import org.mockito.Mock;
+import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpHeaders;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.mockito.Mockito.when;
+
 public class FoodMapServiceImplTest {
-
-    @InjectMocks
-    private FoodMapServiceImpl service;
 
     @Mock
     private FoodStoreRepository foodStoreRepository;
@@ -44,16 +24,27 @@ public class FoodMapServiceImplTest {
     @Mock
     private TrainFoodRepository trainFoodRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private FoodMapServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testListFoodStoresEmpty() {
-        Mockito.when(foodStoreRepository.findAll()).thenReturn(null);
-        Assert.assertEquals(new Response<>(0, "Foodstore is empty", null), service.listFoodStores(headers));
+        when(foodStoreRepository.findAll()).thenReturn(Collections.<FoodStore>emptyList());
+        Response<?> result = service.listFoodStores(headers);
+        assertEquals(Integer.valueOf(0), result.getStatus());
+        assertEquals("Foodstore is empty", result.getMsg());
+    }
+
+    @Test
+    public void testListTrainFoodByTripIdEmptyIsSuccess() {
+        when(trainFoodRepository.findByTripId("G1234")).thenReturn(Collections.<TrainFood>emptyList());
+        assertEquals(Integer.valueOf(1), service.listTrainFoodByTripId("G1234", headers).getStatus());
     }
 }

@@ -1,42 +1,25 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package foodsearch.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import foodsearch.entity.FoodOrder;
+import foodsearch.repository.FoodOrderRepository;
+import java.util.UUID;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import foodsearch.entity.*;
-import foodsearch.repository.FoodOrderRepository;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
-public class FoodServiceImplTest {
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.when;
 
-    @InjectMocks
-    private FoodServiceImpl service;
+public class FoodServiceImplTest {
 
     @Mock
     private RestTemplate restTemplate;
@@ -44,22 +27,30 @@ public class FoodServiceImplTest {
     @Mock
     private FoodOrderRepository foodOrderRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private FoodServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testGetAllFoodBadTripId() {
-        Assert.assertEquals(new Response<>(0, "Trip id is not suitable", null), service.getAllFood("2021-05-21", "shanghai", "nanjing", "G", headers));
+        Response<?> result = service.getAllFood("2024-03-01", "shanghai", "nanjing", "D1", headers);
+        assertEquals("Trip id is not suitable", result.getMsg());
+        verifyNoInteractions(restTemplate);
     }
 
     @Test
     public void testCreateFoodOrderExisting() {
-        FoodOrder fo = new FoodOrder();
-        Mockito.when(foodOrderRepository.findByOrderId(Mockito.any())).thenReturn(fo);
-        Assert.assertEquals(new Response<>(0, "Order Id Has Existed.", null), service.createFoodOrder(fo, headers));
+        FoodOrder request = new FoodOrder();
+        request.setOrderId(UUID.randomUUID());
+        when(foodOrderRepository.findByOrderId(request.getOrderId())).thenReturn(new FoodOrder());
+
+        assertEquals(Integer.valueOf(0), service.createFoodOrder(request, headers).getStatus());
+        verify(foodOrderRepository, never()).save(any(FoodOrder.class));
     }
 }

@@ -1,23 +1,17 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package inside_payment.service;
 
 import edu.fudan.common.util.Response;
+import inside_payment.entity.Money;
+import inside_payment.entity.MoneyType;
+import inside_payment.entity.Order;
+import inside_payment.entity.OrderStatus;
+import inside_payment.entity.Payment;
+import inside_payment.entity.PaymentInfo;
+import inside_payment.entity.PaymentType;
+import inside_payment.repository.AddMoneyRepository;
+import inside_payment.repository.PaymentRepository;
+import java.math.BigDecimal;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,17 +22,20 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import inside_payment.entity.*;
-import inside_payment.repository.*;
-import java.math.BigDecimal;
-import java.util.List;
-import java.util.UUID;
 
 /**
- * @author fdse
+ * Pays ticket orders. The user's internal balance (top-ups and refunds minus earlier payments)
+ * is used when it covers the price; otherwise the amount is charged through ts-payment-service.
+ * High-speed trips (G/D) are kept by ts-order-service, all others by ts-order-other-service.
  */
 @Service
 public class InsidePaymentServiceImpl implements InsidePaymentService {
+
+    private static final Logger log = LoggerFactory.getLogger(InsidePaymentServiceImpl.class);
+
+    private static final String ORDER_API = "http://ts-order-service:12031/api/v1/orderservice/order";
+    private static final String ORDER_OTHER_API = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther";
+    private static final String PAYMENT_API = "http://ts-payment-service:19001/api/v1/paymentservice/payment";
 
     @Autowired
     public AddMoneyRepository addMoneyRepository;
@@ -49,114 +46,97 @@ public class InsidePaymentServiceImpl implements InsidePaymentService {
     @Autowired
     public RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(InsidePaymentServiceImpl.class);
-
     @Override
     public Response pay(PaymentInfo info, HttpHeaders headers) {
-        String userId = info.getUserId();
-        String requestOrderURL;
-        if (info.getTripId().startsWith("G") || info.getTripId().startsWith("D")) {
-            requestOrderURL = "http://ts-order-service:12031/api/v1/orderservice/order/" + info.getOrderId();
-        } else {
-            requestOrderURL = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/" + info.getOrderId();
-        }
-        HttpEntity requestGetOrderResults = new HttpEntity(headers);
-        ResponseEntity<Response<Order>> reGetOrderResults = restTemplate.exchange(
-                requestOrderURL,
-                HttpMethod.GET,
-                requestGetOrderResults,
-                new ParameterizedTypeReference<Response<Order>>() {
-                });
-        Response<Order> result = reGetOrderResults.getBody();
-
-        if (result.getStatus() == 1) {
-            Order order = result.getData();
-            if (order.getStatus() != OrderStatus.NOTPAID.getCode()) {
-                InsidePaymentServiceImpl.LOGGER.warn("[pay] Error. The order status is Not allowed to Pay, orderId: {}", info.getOrderId());
-                return new Response<>(0, "Error. Order status Not allowed to Pay.", null);
-            }
-
-            Payment payment = new Payment();
-            payment.setOrderId(info.getOrderId());
-            payment.setPrice(order.getPrice());
-            payment.setUserId(userId);
-
-            //Calculate the balance of the account: recharges minus payments
-            List<Payment> payments = paymentRepository.findByUserId(userId);
-            List<Money> addMonies = addMoneyRepository.findByUserId(userId);
-            BigDecimal totalExpand = payments.stream().map(p -> new BigDecimal(p.getPrice())).reduce(BigDecimal.ZERO, BigDecimal::add);
-            totalExpand = totalExpand.add(new BigDecimal(order.getPrice()));
-            BigDecimal money = addMonies.stream().map(m -> new BigDecimal(m.getMoney())).reduce(BigDecimal.ZERO, BigDecimal::add);
-
-            if (totalExpand.compareTo(money) > 0) {
-                //Insufficient balance: pay through the external payment service
-                Payment outsidePaymentInfo = new Payment();
-                outsidePaymentInfo.setOrderId(info.getOrderId());
-                outsidePaymentInfo.setUserId(userId);
-                outsidePaymentInfo.setPrice(order.getPrice());
-
-                HttpEntity requestEntityOutsidePaySuccess = new HttpEntity(outsidePaymentInfo, headers);
-                ResponseEntity<Response> reOutsidePaySuccess = restTemplate.exchange(
-                        "http://ts-payment-service:19001/api/v1/paymentservice/payment",
-                        HttpMethod.POST,
-                        requestEntityOutsidePaySuccess,
-                        Response.class);
-                Response outsidePaySuccess = reOutsidePaySuccess.getBody();
-                InsidePaymentServiceImpl.LOGGER.info("[pay] Out pay result: {}", outsidePaySuccess.toString());
-                if (outsidePaySuccess.getStatus() == 1) {
-                    payment.setType(PaymentType.O);
-                    paymentRepository.save(payment);
-                    setOrderStatus(info.getTripId(), info.getOrderId(), headers);
-                    return new Response<>(1, "Payment Success " + outsidePaySuccess.getMsg(), null);
-                } else {
-                    return new Response<>(0, "Payment Failed: " + outsidePaySuccess.getMsg(), null);
-                }
-            } else {
-                setOrderStatus(info.getTripId(), info.getOrderId(), headers);
-                payment.setType(PaymentType.P);
-                paymentRepository.save(payment);
-            }
-            return new Response<>(1, "Payment Success", null);
-        } else {
+        Response<Order> lookup = fetchOrder(info.getTripId(), info.getOrderId(), headers);
+        if (lookup == null || lookup.getStatus() != 1) {
             return new Response<>(0, "Payment Failed, Order Not Exists", null);
         }
+        Order order = lookup.getData();
+        if (order.getStatus() != OrderStatus.NOTPAID.getCode()) {
+            log.warn("[pay] order {} has status {} and cannot be paid", info.getOrderId(), order.getStatus());
+            return new Response<>(0, "Error. Order status Not allowed to Pay.", null);
+        }
+
+        Payment payment = new Payment();
+        payment.setOrderId(info.getOrderId());
+        payment.setUserId(info.getUserId());
+        payment.setPrice(order.getPrice());
+
+        BigDecimal price = new BigDecimal(order.getPrice());
+        BigDecimal balance = balanceOf(info.getUserId());
+        if (balance.compareTo(price) < 0) {
+            return payOutside(info, payment, headers);
+        }
+        setOrderStatus(info.getTripId(), info.getOrderId(), headers);
+        payment.setType(PaymentType.P);
+        paymentRepository.save(payment);
+        return new Response<>(1, "Payment Success", null);
     }
 
     @Override
     public Response drawBack(String userId, String money, HttpHeaders headers) {
-        if (addMoneyRepository.findByUserId(userId) != null) {
-            Money addMoney = new Money();
-            addMoney.setUserId(userId);
-            addMoney.setMoney(money);
-            addMoney.setType(MoneyType.D);
-            addMoneyRepository.save(addMoney);
-            return new Response<>(1, "Draw Back Money Success", null);
-        } else {
+        List<Money> history = addMoneyRepository.findByUserId(userId);
+        if (history == null) {
+            log.warn("[drawBack] no account found for user {}", userId);
             return new Response<>(0, "Draw Back Money Failed", null);
         }
+        Money refund = new Money();
+        refund.setUserId(userId);
+        refund.setMoney(money);
+        refund.setType(MoneyType.D);
+        addMoneyRepository.save(refund);
+        return new Response<>(1, "Draw Back Money Success", null);
+    }
+
+    /** Everything credited to the user (top-ups and refunds) minus everything already paid. */
+    private BigDecimal balanceOf(String userId) {
+        BigDecimal credited = BigDecimal.ZERO;
+        for (Money m : addMoneyRepository.findByUserId(userId)) {
+            credited = credited.add(new BigDecimal(m.getMoney()));
+        }
+        BigDecimal spent = BigDecimal.ZERO;
+        for (Payment p : paymentRepository.findByUserId(userId)) {
+            spent = spent.add(new BigDecimal(p.getPrice()));
+        }
+        return credited.subtract(spent);
+    }
+
+    private Response payOutside(PaymentInfo info, Payment payment, HttpHeaders headers) {
+        Payment charge = new Payment();
+        charge.setOrderId(info.getOrderId());
+        charge.setUserId(info.getUserId());
+        charge.setPrice(payment.getPrice());
+
+        HttpEntity<Payment> request = new HttpEntity<>(charge, headers);
+        ResponseEntity<Response> reply = restTemplate.exchange(PAYMENT_API, HttpMethod.POST, request, Response.class);
+        Response outcome = reply.getBody();
+        log.info("[pay] Out pay result: {}", outcome);
+        if (outcome == null || outcome.getStatus() != 1) {
+            return new Response<>(0, "Payment Failed: " + (outcome == null ? "no answer" : outcome.getMsg()), null);
+        }
+        payment.setType(PaymentType.O);
+        paymentRepository.save(payment);
+        setOrderStatus(info.getTripId(), info.getOrderId(), headers);
+        return new Response<>(1, "Payment Success " + outcome.getMsg(), null);
+    }
+
+    private static boolean isHighSpeed(String tripId) {
+        return tripId.startsWith("G") || tripId.startsWith("D");
+    }
+
+    private Response<Order> fetchOrder(String tripId, String orderId, HttpHeaders headers) {
+        String base = isHighSpeed(tripId) ? ORDER_API : ORDER_OTHER_API;
+        ResponseEntity<Response<Order>> reply = restTemplate.exchange(
+                base + "/" + orderId, HttpMethod.GET, new HttpEntity<>(headers),
+                new ParameterizedTypeReference<Response<Order>>() { });
+        return reply.getBody();
     }
 
     private Response setOrderStatus(String tripId, String orderId, HttpHeaders headers) {
-        //order paid and not collected
-        int orderStatus = 1;
-        Response result;
-        if (tripId.startsWith("G") || tripId.startsWith("D")) {
-            HttpEntity requestEntityModifyOrderStatusResult = new HttpEntity(headers);
-            ResponseEntity<Response> reModifyOrderStatusResult = restTemplate.exchange(
-                    "http://ts-order-service:12031/api/v1/orderservice/order/status/" + orderId + "/" + orderStatus,
-                    HttpMethod.GET,
-                    requestEntityModifyOrderStatusResult,
-                    Response.class);
-            result = reModifyOrderStatusResult.getBody();
-        } else {
-            HttpEntity requestEntityModifyOrderStatusResult = new HttpEntity(headers);
-            ResponseEntity<Response> reModifyOrderStatusResult = restTemplate.exchange(
-                    "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/status/" + orderId + "/" + orderStatus,
-                    HttpMethod.GET,
-                    requestEntityModifyOrderStatusResult,
-                    Response.class);
-            result = reModifyOrderStatusResult.getBody();
-        }
-        return result;
+        String base = isHighSpeed(tripId) ? ORDER_API : ORDER_OTHER_API;
+        String url = base + "/status/" + orderId + "/" + OrderStatus.PAID.getCode();
+        ResponseEntity<Response> reply = restTemplate.exchange(url, HttpMethod.GET, new HttpEntity<>(headers), Response.class);
+        return reply.getBody();
     }
 }

@@ -1,129 +1,85 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package notification.service;
 
-import edu.fudan.common.util.Response;
+import java.util.HashMap;
+import java.util.Map;
+import notification.entity.Mail;
+import notification.entity.NotifyInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Service;
-import notification.entity.*;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.UUID;
-import notification.mq.RabbitSend;
 
 /**
- * @author fdse
+ * Mails travellers about their bookings. Each notification fills a FreeMarker template
+ * (under resources/templates) with fields of the {@link NotifyInfo} and hands it to the
+ * {@link MailService}. A failed delivery is logged and reported as {@code false}; it never
+ * fails the booking flow that triggered it.
  */
 @Service
 public class NotificationServiceImpl implements NotificationService {
 
+    private static final Logger log = LoggerFactory.getLogger(NotificationServiceImpl.class);
+
+    private static final String SENDER = "trainticket_notify@163.com";
+
     @Autowired
     private MailService mailService;
 
-    @Autowired
-    private RabbitSend sender;
-
-    String email = "trainticket_notify@163.com";
-    String username = "username";
-    String startingPlace = "startingPlace";
-    String endPlace = "endPlace";
-    String startingTime = "startingTime";
-    String date = "date";
-    String seatClass = "seatClass";
-    String seatNumber = "seatNumber";
-    String price = "price";
-
-    private static final Logger LOGGER = LoggerFactory.getLogger(NotificationServiceImpl.class);
-
     @Override
     public boolean preserveSuccess(NotifyInfo info, HttpHeaders headers) {
-        Mail mail = new Mail();
-        mail.setMailFrom(email);
-        mail.setMailTo(info.getEmail());
-        mail.setMailSubject("Preserve Success");
-
-        Map<String, Object> model = new HashMap<>();
-        model.put(username, info.getUsername());
-        model.put(startingPlace, info.getStartingPlace());
-        model.put(endPlace, info.getEndPlace());
-        model.put(startingTime, info.getStartingTime());
-        model.put(date, info.getDate());
-        model.put(seatClass, info.getSeatClass());
-        model.put(seatNumber, info.getSeatNumber());
-        model.put(price, info.getPrice());
-        mail.setModel(model);
-
-        try {
-            mailService.sendEmail(mail, "preserve_success.ftl");
-            return true;
-        } catch (Exception e) {
-            NotificationServiceImpl.LOGGER.error("[preserveSuccess] send email failed: {}", e.getMessage());
-            return false;
-        }
+        Map<String, Object> model = tripModel(info);
+        model.put("price", info.getPrice());
+        Mail mail = compose(info, "Preserve Success", model);
+        return deliver("preserveSuccess", mail, "preserve_success.ftl");
     }
 
     @Override
     public boolean orderCreateSuccess(NotifyInfo info, HttpHeaders headers) {
-        Mail mail = new Mail();
-        mail.setMailFrom(email);
-        mail.setMailTo(info.getEmail());
-        mail.setMailSubject("Order Create Success");
-
-        Map<String, Object> model = new HashMap<>();
-        model.put(username, info.getUsername());
-        model.put(startingPlace, info.getStartingPlace());
-        model.put(endPlace, info.getEndPlace());
-        model.put(startingTime, info.getStartingTime());
-        model.put(date, info.getDate());
-        model.put(seatClass, info.getSeatClass());
-        model.put(seatNumber, info.getSeatNumber());
+        Map<String, Object> model = tripModel(info);
         model.put("orderNumber", info.getOrderNumber());
-        mail.setModel(model);
-
-        try {
-            mailService.sendEmail(mail, "order_create_success.ftl");
-            return true;
-        } catch (Exception e) {
-            NotificationServiceImpl.LOGGER.error("[orderCreateSuccess] send email failed: {}", e.getMessage());
-            return false;
-        }
+        Mail mail = compose(info, "Order Create Success", model);
+        return deliver("orderCreateSuccess", mail, "order_create_success.ftl");
     }
 
     @Override
     public boolean orderCancelSuccess(NotifyInfo info, HttpHeaders headers) {
-        Mail mail = new Mail();
-        mail.setMailFrom(email);
-        mail.setMailTo(info.getEmail());
-        mail.setMailSubject("Order Cancel Success");
-
         Map<String, Object> model = new HashMap<>();
-        model.put(username, info.getUsername());
+        model.put("username", info.getUsername());
         model.put("price", info.getPrice());
-        mail.setModel(model);
+        Mail mail = compose(info, "Order Cancel Success", model);
+        return deliver("orderCancelSuccess", mail, "order_cancel_success.ftl");
+    }
 
+    /** Template fields describing the journey itself, shared by the booking mails. */
+    private static Map<String, Object> tripModel(NotifyInfo info) {
+        Map<String, Object> model = new HashMap<>();
+        model.put("username", info.getUsername());
+        model.put("startingPlace", info.getStartingPlace());
+        model.put("endPlace", info.getEndPlace());
+        model.put("startingTime", info.getStartingTime());
+        model.put("date", info.getDate());
+        model.put("seatClass", info.getSeatClass());
+        model.put("seatNumber", info.getSeatNumber());
+        return model;
+    }
+
+    private static Mail compose(NotifyInfo info, String subject, Map<String, Object> model) {
+        Mail mail = new Mail();
+        mail.setMailFrom(SENDER);
+        mail.setMailTo(info.getEmail());
+        mail.setMailSubject(subject);
+        mail.setModel(model);
+        return mail;
+    }
+
+    private boolean deliver(String caller, Mail mail, String template) {
         try {
-            mailService.sendEmail(mail, "order_cancel_success.ftl");
+            mailService.sendEmail(mail, template);
+            log.debug("[{}] mail sent to {}", caller, mail.getMailTo());
             return true;
         } catch (Exception e) {
-            NotificationServiceImpl.LOGGER.error("[orderCancelSuccess] send email failed: {}", e.getMessage());
+            log.error("[{}] send email failed: {}", caller, e.getMessage());
             return false;
         }
     }

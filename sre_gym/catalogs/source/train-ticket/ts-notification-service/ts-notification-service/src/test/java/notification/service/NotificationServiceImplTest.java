@@ -1,55 +1,64 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package notification.service;
 
-import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import notification.entity.Mail;
+import notification.entity.NotifyInfo;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
+import org.mockito.ArgumentCaptor;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import notification.entity.*;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.verify;
+
 public class NotificationServiceImplTest {
-
-    @InjectMocks
-    private NotificationServiceImpl service;
 
     @Mock
     private MailService mailService;
 
-    private HttpHeaders headers = new HttpHeaders();
+    @InjectMocks
+    private NotificationServiceImpl service;
+
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private static NotifyInfo info() {
+        NotifyInfo info = new NotifyInfo();
+        info.setEmail("traveller@example.com");
+        info.setUsername("traveller");
+        info.setPrice("120.0");
+        return info;
     }
 
     @Test
     public void testPreserveSuccess() throws Exception {
-        NotifyInfo info = new NotifyInfo();
-        Mockito.doNothing().when(mailService).sendEmail(Mockito.any(Mail.class), Mockito.anyString());
-        Assert.assertTrue(service.preserveSuccess(info, headers));
+        assertTrue(service.preserveSuccess(info(), headers));
+        ArgumentCaptor<Mail> sent = ArgumentCaptor.forClass(Mail.class);
+        verify(mailService).sendEmail(sent.capture(), eq("preserve_success.ftl"));
+        assertEquals("traveller@example.com", sent.getValue().getMailTo());
+    }
+
+    @Test
+    public void testOrderCancelSuccess() throws Exception {
+        assertTrue(service.orderCancelSuccess(info(), headers));
+        verify(mailService).sendEmail(any(Mail.class), eq("order_cancel_success.ftl"));
+    }
+
+    @Test
+    public void testDeliveryFailureIsReported() throws Exception {
+        doThrow(new RuntimeException("smtp down")).when(mailService).sendEmail(any(Mail.class), anyString());
+        assertFalse(service.orderCreateSuccess(info(), headers));
     }
 }

@@ -1,23 +1,8 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package order.service;
 
 import edu.fudan.common.util.Response;
+import order.entity.*;
+import order.repository.OrderRepository;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,15 +13,38 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import order.entity.*;
-import order.repository.*;
+
 import java.util.*;
+import java.util.function.Consumer;
 
 /**
- * @author fdse
+ * Order storage of ts-order-service: persistence in ts-order-mongo, sold-seat views for the seat
+ * service and station-name resolution for the order list pages.
  */
 @Service
 public class OrderServiceImpl implements OrderService {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(OrderServiceImpl.class);
+
+    private static final String SUCCESS = "Success";
+
+    private static final String STATION_NAMES_URL =
+            "http://ts-station-service:12345/api/v1/stationservice/stations/namelist";
+
+    /** Seat class code -> how an order of that class is counted in a {@link SoldTicket}. */
+    private static final Map<Integer, Consumer<SoldTicket>> SEAT_COUNTERS = new HashMap<>();
+
+    static {
+        SEAT_COUNTERS.put(SeatClass.NONE.getCode(), t -> t.setNoSeat(t.getNoSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.BUSINESS.getCode(), t -> t.setBusinessSeat(t.getBusinessSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.FIRSTCLASS.getCode(), t -> t.setFirstClassSeat(t.getFirstClassSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.SECONDCLASS.getCode(), t -> t.setSecondClassSeat(t.getSecondClassSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.HARDSEAT.getCode(), t -> t.setHardSeat(t.getHardSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.SOFTSEAT.getCode(), t -> t.setSoftSeat(t.getSoftSeat() + 1));
+        SEAT_COUNTERS.put(SeatClass.HARDBED.getCode(), t -> t.setHardBed(t.getHardBed() + 1));
+        SEAT_COUNTERS.put(SeatClass.SOFTBED.getCode(), t -> t.setSoftBed(t.getSoftBed() + 1));
+        SEAT_COUNTERS.put(SeatClass.HIGHSOFTBED.getCode(), t -> t.setHighSoftBed(t.getHighSoftBed() + 1));
+    }
 
     @Autowired
     private OrderRepository orderRepository;
@@ -44,168 +52,126 @@ public class OrderServiceImpl implements OrderService {
     @Autowired
     private RestTemplate restTemplate;
 
-    String success = "Success";
-
-    private static final Logger LOGGER = LoggerFactory.getLogger(OrderServiceImpl.class);
-
     @Override
     public Response getSoldTickets(Seat seatRequest, HttpHeaders headers) {
-        ArrayList<Order> list = orderRepository.findByTravelDateAndTrainNumber(seatRequest.getTravelDate(),
-                seatRequest.getTrainNumber());
-        if (list != null && !list.isEmpty()) {
-            Set ticketSet = new HashSet();
-            for (Order tempOrder : list) {
-                ticketSet.add(new Ticket(Integer.parseInt(tempOrder.getSeatNumber()),
-                        tempOrder.getFrom(), tempOrder.getTo()));
-            }
-            LeftTicketInfo leftTicketInfo = new LeftTicketInfo();
-            leftTicketInfo.setSoldTickets(ticketSet);
-            OrderServiceImpl.LOGGER.info("[getSoldTickets] Left ticket info is: {}", leftTicketInfo.toString());
-            return new Response<>(1, success, leftTicketInfo);
-        } else {
+        List<Order> orders = orderRepository.findByTravelDateAndTrainNumber(
+                seatRequest.getTravelDate(), seatRequest.getTrainNumber());
+        if (orders == null || orders.isEmpty()) {
             return new Response<>(0, "Order is Null.", null);
         }
+        Set<Ticket> sold = new HashSet<>();
+        for (Order o : orders) {
+            int seatNo = Integer.parseInt(o.getSeatNumber());
+            sold.add(new Ticket(seatNo, o.getFrom(), o.getTo()));
+        }
+        LeftTicketInfo info = new LeftTicketInfo();
+        info.setSoldTickets(sold);
+        LOGGER.info("[getSoldTickets] train {}: {} seats sold", seatRequest.getTrainNumber(), sold.size());
+        return new Response<>(1, SUCCESS, info);
     }
 
     @Override
     public Response findOrderById(UUID id, HttpHeaders headers) {
-        Optional<Order> op = orderRepository.findById(id);
-        if (!op.isPresent()) {
-            return new Response<>(0, "No Content by this id", null);
+        Optional<Order> found = orderRepository.findById(id);
+        if (found.isPresent()) {
+            return new Response<>(1, SUCCESS, found.get());
         }
-        Order order = op.get();
-        return new Response<>(1, success, order);
+        return new Response<>(0, "No Content by this id", null);
     }
 
     @Override
     public Response create(Order order, HttpHeaders headers) {
-        OrderServiceImpl.LOGGER.info("[create] Ready to Create Order: {}", order.toString());
-        ArrayList<Order> accountOrders = orderRepository.findByAccountId(order.getAccountId());
-        if (accountOrders.contains(order)) {
-            OrderServiceImpl.LOGGER.error("[create] Order Create Fail.Order already exists, OrderId: {}", order.getId());
+        List<Order> existing = orderRepository.findByAccountId(order.getAccountId());
+        if (existing != null && existing.contains(order)) {
+            LOGGER.warn("[create] duplicate order {} for account {}", order.getId(), order.getAccountId());
             return new Response<>(0, "Order already exist", null);
-        } else {
-            order.setId(UUID.randomUUID());
-            orderRepository.save(order);
-            OrderServiceImpl.LOGGER.info("[create] Order Create Success, OrderId: {}", order.getId());
-            return new Response<>(1, success, order);
         }
+        order.setId(UUID.randomUUID());
+        orderRepository.save(order);
+        LOGGER.info("[create] stored order {}", order.getId());
+        return new Response<>(1, SUCCESS, order);
     }
 
     @Override
     public Response queryOrders(OrderInfo qi, String accountId, HttpHeaders headers) {
-        //1.Get all orders of the user
-        ArrayList<Order> list = orderRepository.findByAccountId(UUID.fromString(accountId));
-        OrderServiceImpl.LOGGER.info("[queryOrders] Get the orders of the account, size: {}", list.size());
-        //2.Check is these orders fit the requirement/
-        if (qi.isEnableStateQuery() || qi.isEnableBoughtDateQuery() || qi.isEnableTravelDateQuery()) {
-            ArrayList<Order> finalList = new ArrayList<>();
-            for (Order tempOrder : list) {
-                boolean statePassFlag = false;
-                boolean boughtDatePassFlag = false;
-                boolean travelDatePassFlag = false;
-                //3.Check order state requirement.
-                if (qi.isEnableStateQuery()) {
-                    statePassFlag = tempOrder.getStatus() == qi.getState();
-                } else {
-                    statePassFlag = true;
-                }
-                //4.Check order travel date requirement.
-                if (qi.isEnableTravelDateQuery()) {
-                    travelDatePassFlag = tempOrder.getTravelDate().before(qi.getTravelDateEnd()) &&
-                            tempOrder.getTravelDate().after(qi.getBoughtDateStart());
-                } else {
-                    travelDatePassFlag = true;
-                }
-                //5.Check order bought date requirement.
-                if (qi.isEnableBoughtDateQuery()) {
-                    boughtDatePassFlag = tempOrder.getBoughtDate().before(qi.getBoughtDateEnd()) &&
-                            tempOrder.getBoughtDate().after(qi.getBoughtDateStart());
-                } else {
-                    boughtDatePassFlag = true;
-                }
-                //6.check if all requirement fits.
-                if (statePassFlag && boughtDatePassFlag && travelDatePassFlag) {
-                    finalList.add(tempOrder);
-                }
-            }
-            OrderServiceImpl.LOGGER.info("[queryOrders] Get order num: {}", finalList.size());
-            return new Response<>(1, "Get order num", finalList);
-        } else {
-            return new Response<>(1, "Get order num", list);
+        List<Order> all = orderRepository.findByAccountId(UUID.fromString(accountId));
+        LOGGER.info("[queryOrders] Get the orders of the account, size: {}", all.size());
+        boolean filtered = qi.isEnableStateQuery() || qi.isEnableTravelDateQuery() || qi.isEnableBoughtDateQuery();
+        if (!filtered) {
+            return new Response<>(1, "Get order num", all);
         }
+        List<Order> matching = new ArrayList<>();
+        for (Order o : all) {
+            boolean keep = !qi.isEnableStateQuery() || o.getStatus() == qi.getState();
+            if (keep && qi.isEnableTravelDateQuery()) {
+                Date travel = o.getTravelDate();
+                keep = travel.after(qi.getBoughtDateStart()) && travel.before(qi.getTravelDateEnd());
+            }
+            if (keep && qi.isEnableBoughtDateQuery()) {
+                Date bought = o.getBoughtDate();
+                keep = bought.after(qi.getBoughtDateStart()) && bought.before(qi.getBoughtDateEnd());
+            }
+            if (keep) {
+                matching.add(o);
+            }
+        }
+        LOGGER.info("[queryOrders] Get order num: {}", matching.size());
+        return new Response<>(1, "Get order num", matching);
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public Response queryOrdersForRefresh(OrderInfo qi, String accountId, HttpHeaders headers) {
-        ArrayList<Order> orders = (ArrayList<Order>) queryOrders(qi, accountId, headers).getData();
-        ArrayList<String> stationIds = new ArrayList<>();
-        for (Order order : orders) {
-            stationIds.add(order.getFrom());
-            stationIds.add(order.getTo());
+        List<Order> orders = (List<Order>) queryOrders(qi, accountId, headers).getData();
+        List<String> stationIds = new ArrayList<>(orders.size() * 2);
+        for (Order o : orders) {
+            stationIds.add(o.getFrom());
+            stationIds.add(o.getTo());
         }
         List<String> names = queryForStationId(stationIds, headers);
-        for (int i = 0; i < orders.size(); i++) {
-            orders.get(i).setFrom(names.get(i * 2));
-            orders.get(i).setTo(names.get(i * 2 + 1));
+        Iterator<String> name = names.iterator();
+        for (Order o : orders) {
+            o.setFrom(name.next());
+            o.setTo(name.next());
         }
         return new Response<>(1, "Query Orders For Refresh Success", orders);
     }
 
     public List<String> queryForStationId(List<String> ids, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(ids, null);
-        ResponseEntity<Response<List<String>>> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/namelist",
-                HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<List<String>>>() {
-                });
-        return re.getBody().getData();
+        HttpEntity<List<String>> body = new HttpEntity<>(ids, null);
+        ResponseEntity<Response<List<String>>> reply = restTemplate.exchange(STATION_NAMES_URL, HttpMethod.POST, body,
+                new ParameterizedTypeReference<Response<List<String>>>() { });
+        Response<List<String>> payload = reply.getBody();
+        return payload == null ? Collections.emptyList() : payload.getData();
     }
 
     @Override
     public Response modifyOrder(String orderId, int status, HttpHeaders headers) {
-        Optional<Order> op = orderRepository.findById(UUID.fromString(orderId));
-        if (!op.isPresent()) {
+        Optional<Order> found = orderRepository.findById(UUID.fromString(orderId));
+        if (!found.isPresent()) {
             return new Response<>(0, "Order Not Found", null);
-        } else {
-            Order order = op.get();
-            order.setStatus(status);
-            orderRepository.save(order);
-            return new Response<>(1, "Modify Order Success", order);
         }
+        Order order = found.get();
+        order.setStatus(status);
+        orderRepository.save(order);
+        return new Response<>(1, "Modify Order Success", order);
     }
 
     @Override
     public Response calculateSoldTicket(Date travelDate, String trainNumber, HttpHeaders headers) {
-        ArrayList<Order> orders = orderRepository.findByTravelDateAndTrainNumber(travelDate, trainNumber);
-        SoldTicket cstr = new SoldTicket();
-        cstr.setTravelDate(travelDate);
-        cstr.setTrainNumber(trainNumber);
-        for (Order order : orders) {
-            if (order.getStatus() >= OrderStatus.CHANGE.getCode()) {
+        SoldTicket sold = new SoldTicket();
+        sold.setTravelDate(travelDate);
+        sold.setTrainNumber(trainNumber);
+        for (Order o : orderRepository.findByTravelDateAndTrainNumber(travelDate, trainNumber)) {
+            // changed or cancelled orders no longer hold their seat
+            if (o.getStatus() >= OrderStatus.CHANGE.getCode()) {
                 continue;
             }
-            if (order.getSeatClass() == SeatClass.NONE.getCode()) {
-                cstr.setNoSeat(cstr.getNoSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.BUSINESS.getCode()) {
-                cstr.setBusinessSeat(cstr.getBusinessSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.FIRSTCLASS.getCode()) {
-                cstr.setFirstClassSeat(cstr.getFirstClassSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.SECONDCLASS.getCode()) {
-                cstr.setSecondClassSeat(cstr.getSecondClassSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.HARDSEAT.getCode()) {
-                cstr.setHardSeat(cstr.getHardSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.SOFTSEAT.getCode()) {
-                cstr.setSoftSeat(cstr.getSoftSeat() + 1);
-            } else if (order.getSeatClass() == SeatClass.HARDBED.getCode()) {
-                cstr.setHardBed(cstr.getHardBed() + 1);
-            } else if (order.getSeatClass() == SeatClass.SOFTBED.getCode()) {
-                cstr.setSoftBed(cstr.getSoftBed() + 1);
-            } else if (order.getSeatClass() == SeatClass.HIGHSOFTBED.getCode()) {
-                cstr.setHighSoftBed(cstr.getHighSoftBed() + 1);
+            Consumer<SoldTicket> counter = SEAT_COUNTERS.get(o.getSeatClass());
+            if (counter != null) {
+                counter.accept(sold);
             }
         }
-        return new Response<>(1, "Success", cstr);
+        return new Response<>(1, SUCCESS, sold);
     }
 }

@@ -1,40 +1,29 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package order.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
+import order.entity.Order;
+import order.entity.Seat;
+import order.repository.OrderRepository;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import order.entity.*;
-import java.util.ArrayList;
-import java.util.UUID;
-import order.repository.OrderRepository;
 import org.springframework.web.client.RestTemplate;
 
-@RunWith(JUnit4.class)
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.UUID;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class OrderServiceImplTest {
 
     @InjectMocks
@@ -46,24 +35,34 @@ public class OrderServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testGetSoldTicketsEmpty() {
-        Seat seat = new Seat();
-        Mockito.when(orderRepository.findByTravelDateAndTrainNumber(Mockito.any(), Mockito.anyString())).thenReturn(new ArrayList<>());
-        Assert.assertEquals(new Response<>(0, "Order is Null.", null), service.getSoldTickets(seat, headers));
+        when(orderRepository.findByTravelDateAndTrainNumber(any(), anyString())).thenReturn(new ArrayList<>());
+        Response result = service.getSoldTickets(new Seat(), headers);
+        assertEquals(new Response<>(0, "Order is Null.", null), result);
     }
 
     @Test
     public void testFindOrderByIdMissing() {
         UUID id = UUID.randomUUID();
-        Mockito.when(orderRepository.findById(id)).thenReturn(java.util.Optional.empty());
-        Assert.assertEquals(new Response<>(0, "No Content by this id", null), service.findOrderById(id, headers));
+        when(orderRepository.findById(id)).thenReturn(Optional.empty());
+        assertEquals(new Response<>(0, "No Content by this id", null), service.findOrderById(id, headers));
+    }
+
+    @Test
+    public void testCreateDuplicate() {
+        Order order = new Order();
+        order.setAccountId(UUID.randomUUID());
+        when(orderRepository.findByAccountId(order.getAccountId()))
+                .thenReturn(new ArrayList<>(Collections.singletonList(order)));
+        assertEquals(new Response<>(0, "Order already exist", null), service.create(order, headers));
+        verify(orderRepository, never()).save(any(Order.class));
     }
 }

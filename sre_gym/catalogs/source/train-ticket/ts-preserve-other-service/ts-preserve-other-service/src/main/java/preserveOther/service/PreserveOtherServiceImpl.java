@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package preserveOther.service;
 
 import edu.fudan.common.util.Response;
@@ -29,288 +12,247 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
 import preserveOther.entity.*;
+
 import java.util.Date;
+import java.util.Map;
 import java.util.UUID;
 
 /**
- * @author fdse
+ * Ticket booking for Z/K/T (ordinary) trains: trips from ts-travel2-service, orders in ts-order-other-service.
+ *
+ * <p>A booking runs in steps: security check, contacts, seat availability, order creation,
+ * then the optional extras (assurance, food, consign) and finally the e-mail notification.
+ * Failures of the extras are logged but do not undo the order.
  */
 @Service
 public class PreserveOtherServiceImpl implements PreserveOtherService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(PreserveOtherServiceImpl.class);
+
+    private static final String SECURITY_URL = "http://ts-security-service:11188/api/v1/securityservice/securityConfigs/";
+    private static final String CONTACTS_URL = "http://ts-contacts-service:12347/api/v1/contactservice/contacts/";
+    private static final String TRIP_DETAIL_URL = "http://ts-travel2-service:16346/api/v1/travel2service/trip_detail";
+    private static final String STATION_ID_URL = "http://ts-station-service:12345/api/v1/stationservice/stations/id/";
+    private static final String TICKET_INFO_URL = "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo";
+    private static final String SEAT_URL = "http://ts-seat-service:18898/api/v1/seatservice/seats";
+    private static final String CREATE_ORDER_URL = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther";
+    private static final String ASSURANCE_URL = "http://ts-assurance-service:18888/api/v1/assuranceservice/assurances/";
+    private static final String FOOD_URL = "http://ts-food-service:18856/api/v1/foodservice/orders";
+    private static final String CONSIGN_URL = "http://ts-consign-service:16111/api/v1/consignservice/consigns";
+    private static final String USER_URL = "http://ts-user-service:12342/api/v1/userservice/users/id/";
+    private static final String NOTIFY_URL = "http://ts-notification-service:17853/api/v1/notifyservice/notification/preserve_success";
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(PreserveOtherServiceImpl.class);
-
     @Override
     public Response preserve(OrderTicketsInfo oti, HttpHeaders headers) {
-        //1.detect ticket scalper
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 1. Check Security, accountId: {}", oti.getAccountId());
-        Response result = checkSecurity(oti.getAccountId(), headers);
-        if (result.getStatus() == 0) {
-            return new Response<>(0, result.getMsg(), null);
-        }
-        //2.Querying contact information -- modification, mediated by the underlying information micro service
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 2. Find contacts, contactsId: {}", oti.getContactsId());
-        Response<Contacts> gcr = getContactsById(oti.getContactsId(), headers);
-        if (gcr.getStatus() == 0) {
-            return new Response<>(0, gcr.getMsg(), null);
-        }
-        //3.Check the info of train and the number of remaining tickets
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 3. Check tickets num, tripId: {}", oti.getTripId());
-        TripAllDetailInfo gtdi = new TripAllDetailInfo();
-        gtdi.setFrom(oti.getFrom());
-        gtdi.setTo(oti.getTo());
-        gtdi.setTravelDate(oti.getDate());
-        gtdi.setTripId(oti.getTripId());
-        Response<TripAllDetail> response = getTripAllDetailInformation(gtdi, headers);
-        TripAllDetail gtdr = response.getData();
-        if (response.getStatus() == 0) {
-            return new Response<>(0, response.getMsg(), null);
-        } else {
-            TripResponse tripResponse = gtdr.getTripResponse();
-            if (oti.getSeatType() == SeatClass.FIRSTCLASS.getCode()) {
-                if (tripResponse.getConfortClass() == 0) {
-                    return new Response<>(0, "Seat Not Enough", null);
-                }
-            } else {
-                if (tripResponse.getEconomyClass() == SeatClass.SECONDCLASS.getCode() && tripResponse.getConfortClass() == 0) {
-                    return new Response<>(0, "Seat Not Enough", null);
-                }
-            }
-        }
-        Trip trip = gtdr.getTrip();
-        //4.send the order request and set the order information
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 4. Do Order");
-        Contacts contacts = gcr.getData();
-        Order order = new Order();
-        UUID orderId = UUID.randomUUID();
-        order.setId(orderId);
-        order.setTrainNumber(oti.getTripId());
-        order.setAccountId(UUID.fromString(oti.getAccountId()));
-
-        String fromStationId = queryForStationId(oti.getFrom(), headers);
-        String toStationId = queryForStationId(oti.getTo(), headers);
-        order.setFrom(fromStationId);
-        order.setTo(toStationId);
-        order.setBoughtDate(new Date());
-        order.setStatus(OrderStatus.NOTPAID.getCode());
-        order.setContactsDocumentNumber(contacts.getDocumentNumber());
-        order.setContactsName(contacts.getName());
-        order.setDocumentType(contacts.getDocumentType());
-
-        Travel query = new Travel();
-        query.setTrip(trip);
-        query.setStartingPlace(oti.getFrom());
-        query.setEndPlace(oti.getTo());
-        query.setDepartureTime(new Date());
-
-        HttpEntity requestEntity = new HttpEntity(query, headers);
-        ResponseEntity<Response<TravelResult>> re = restTemplate.exchange(
-                "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo",
-                HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<TravelResult>>() {
-                });
-        TravelResult resultForTravel = re.getBody().getData();
-
-        order.setSeatClass(oti.getSeatType());
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Order Travel Date: {}", oti.getDate().toString());
-        order.setTravelDate(oti.getDate());
-        order.setTravelTime(gtdr.getTripResponse().getStartingTime());
-
-        //Dispatch the seat
-        if (oti.getSeatType() == SeatClass.FIRSTCLASS.getCode()) {
-            Ticket ticket = dipatchSeat(oti.getDate(), order.getTrainNumber(), fromStationId, toStationId,
-                    SeatClass.FIRSTCLASS.getCode(), headers);
-            order.setSeatNumber("" + ticket.getSeatNo());
-            order.setSeatClass(SeatClass.FIRSTCLASS.getCode());
-            order.setPrice(resultForTravel.getPrices().get("confortClass"));
-        } else {
-            Ticket ticket = dipatchSeat(oti.getDate(), order.getTrainNumber(), fromStationId, toStationId,
-                    SeatClass.SECONDCLASS.getCode(), headers);
-            order.setSeatClass(SeatClass.SECONDCLASS.getCode());
-            order.setSeatNumber("" + ticket.getSeatNo());
-            order.setPrice(resultForTravel.getPrices().get("economyClass"));
+        LOGGER.info("[preserve] Step 1. Check Security, accountId: {}", oti.getAccountId());
+        Response security = checkSecurity(oti.getAccountId(), headers);
+        if (security.getStatus() == 0) {
+            return new Response<>(0, security.getMsg(), null);
         }
 
-        PreserveOtherServiceImpl.LOGGER.info("[preserve] Order price is: {}", order.getPrice());
+        LOGGER.info("[preserve] Step 2. Find contacts, contactsId: {}", oti.getContactsId());
+        Response<Contacts> contactsReply = getContactsById(oti.getContactsId(), headers);
+        if (contactsReply.getStatus() == 0) {
+            return new Response<>(0, contactsReply.getMsg(), null);
+        }
+        Contacts contacts = contactsReply.getData();
+
+        LOGGER.info("[preserve] Step 3. Check tickets num, tripId: {}", oti.getTripId());
+        Response<TripAllDetail> detailReply = getTripAllDetailInformation(detailQuery(oti), headers);
+        if (detailReply.getStatus() == 0) {
+            return new Response<>(0, detailReply.getMsg(), null);
+        }
+        TripAllDetail detail = detailReply.getData();
+        if (!hasFreeSeat(detail.getTripResponse(), oti.getSeatType())) {
+            return new Response<>(0, "Seat Not Enough", null);
+        }
+
+        LOGGER.info("[preserve] Step 4. Do Order");
+        Order order = draftOrder(oti, contacts, detail, headers);
+        LOGGER.info("[preserve] Order price is: {}", order.getPrice());
         Response<Order> cor = createOrder(order, headers);
         if (cor.getStatus() == 0) {
             return new Response<>(0, cor.getMsg(), null);
         }
-        Response returnResponse = new Response<>(1, "Success.", cor.getMsg());
+        Response booked = new Response<>(1, "Success.", cor.getMsg());
 
-        //5.Check insurance options
-        if (oti.getAssurance() != 0) {
-            Response addAssuranceResult = addAssuranceForOrder(oti.getAssurance(), cor.getData().getId().toString(), headers);
-            if (addAssuranceResult.getStatus() != 1) {
-                PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 5. Buy Assurance Fail");
-            }
-        }
+        addExtras(oti, cor.getData(), headers);
 
-        //6.Increase the food order
-        if (oti.getFoodType() != 0) {
-            FoodOrder foodOrder = new FoodOrder();
-            foodOrder.setOrderId(cor.getData().getId());
-            foodOrder.setFoodType(oti.getFoodType());
-            foodOrder.setFoodName(oti.getFoodName());
-            foodOrder.setPrice(oti.getFoodPrice());
-            HttpEntity requestEntityAddFoodOrderResult = new HttpEntity(foodOrder, headers);
-            ResponseEntity<Response> reAddFoodOrderResult = restTemplate.exchange(
-                    "http://ts-food-service:18856/api/v1/foodservice/orders",
-                    HttpMethod.POST,
-                    requestEntityAddFoodOrderResult,
-                    Response.class);
-            if (reAddFoodOrderResult.getBody().getStatus() != 1) {
-                PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 6. Buy Food Fail");
-            }
-        }
-
-        //7.add consign
-        if (null != oti.getConsigneeName() && !"".equals(oti.getConsigneeName())) {
-            Consign consignRequest = new Consign();
-            consignRequest.setOrderId(cor.getData().getId());
-            consignRequest.setAccountId(cor.getData().getAccountId());
-            consignRequest.setHandleDate(oti.getHandleDate());
-            consignRequest.setTargetDate(cor.getData().getTravelDate().toString());
-            consignRequest.setFrom(cor.getData().getFrom());
-            consignRequest.setTo(cor.getData().getTo());
-            consignRequest.setConsignee(oti.getConsigneeName());
-            consignRequest.setPhone(oti.getConsigneePhone());
-            consignRequest.setWeight(oti.getConsigneeWeight());
-            consignRequest.setWithin(oti.isWithin());
-            HttpEntity requestEntityResultForTravel = new HttpEntity(consignRequest, headers);
-            ResponseEntity<Response> reResultForTravel = restTemplate.exchange(
-                    "http://ts-consign-service:16111/api/v1/consignservice/consigns",
-                    HttpMethod.POST,
-                    requestEntityResultForTravel,
-                    Response.class);
-            if (reResultForTravel.getBody().getStatus() != 1) {
-                PreserveOtherServiceImpl.LOGGER.info("[preserve] Step 7. Consign Fail");
-            }
-        }
-
-        //8.send notification
-        User getUser = getAccount(order.getAccountId().toString(), headers);
+        // Step 8: tell the traveller
+        User user = getAccount(order.getAccountId().toString(), headers);
         NotifyInfo notifyInfo = new NotifyInfo();
+        notifyInfo.setEmail(user.getEmail());
+        notifyInfo.setUsername(user.getUserName());
+        notifyInfo.setOrderNumber(order.getId().toString());
         notifyInfo.setDate(new Date().toString());
-        notifyInfo.setEmail(getUser.getEmail());
         notifyInfo.setStartingPlace(order.getFrom());
         notifyInfo.setEndPlace(order.getTo());
-        notifyInfo.setUsername(getUser.getUserName());
-        notifyInfo.setSeatNumber(order.getSeatNumber());
-        notifyInfo.setOrderNumber(order.getId().toString());
-        notifyInfo.setPrice(order.getPrice());
-        notifyInfo.setSeatClass(SeatClass.getNameByCode(order.getSeatClass()));
         notifyInfo.setStartingTime(order.getTravelTime().toString());
+        notifyInfo.setSeatClass(SeatClass.getNameByCode(order.getSeatClass()));
+        notifyInfo.setSeatNumber(order.getSeatNumber());
+        notifyInfo.setPrice(order.getPrice());
         sendEmail(notifyInfo, headers);
 
-        return returnResponse;
+        return booked;
     }
 
-    public Ticket dipatchSeat(Date date, String tripId, String startStationId, String endStataionId, int seatType, HttpHeaders httpHeaders) {
-        Seat seatRequest = new Seat();
-        seatRequest.setTravelDate(date);
-        seatRequest.setTrainNumber(tripId);
-        seatRequest.setStartStation(startStationId);
-        seatRequest.setDestStation(endStataionId);
-        seatRequest.setSeatType(seatType);
+    private static TripAllDetailInfo detailQuery(OrderTicketsInfo oti) {
+        TripAllDetailInfo query = new TripAllDetailInfo();
+        query.setTripId(oti.getTripId());
+        query.setTravelDate(oti.getDate());
+        query.setFrom(oti.getFrom());
+        query.setTo(oti.getTo());
+        return query;
+    }
 
-        HttpEntity requestEntityTicket = new HttpEntity(seatRequest, httpHeaders);
-        ResponseEntity<Response<Ticket>> reTicket = restTemplate.exchange(
-                "http://ts-seat-service:18898/api/v1/seatservice/seats",
-                HttpMethod.POST,
-                requestEntityTicket,
-                new ParameterizedTypeReference<Response<Ticket>>() {
-                });
-        return reTicket.getBody().getData();
+    private static boolean hasFreeSeat(TripResponse trip, int seatType) {
+        int left = seatType == SeatClass.FIRSTCLASS.getCode() ? trip.getConfortClass() : trip.getEconomyClass();
+        return left > 0;
+    }
+
+    /** Fills the order from the request, the contacts and the trip, and reserves its seat. */
+    private Order draftOrder(OrderTicketsInfo oti, Contacts contacts, TripAllDetail detail, HttpHeaders headers) {
+        Order order = new Order();
+        order.setId(UUID.randomUUID());
+        order.setAccountId(UUID.fromString(oti.getAccountId()));
+        order.setTrainNumber(oti.getTripId());
+        order.setBoughtDate(new Date());
+        order.setStatus(OrderStatus.NOTPAID.getCode());
+        order.setContactsName(contacts.getName());
+        order.setDocumentType(contacts.getDocumentType());
+        order.setContactsDocumentNumber(contacts.getDocumentNumber());
+        order.setTravelDate(oti.getDate());
+        order.setTravelTime(detail.getTripResponse().getStartingTime());
+
+        String fromId = queryForStationId(oti.getFrom(), headers);
+        String toId = queryForStationId(oti.getTo(), headers);
+        order.setFrom(fromId);
+        order.setTo(toId);
+
+        Map<String, String> prices = queryPrices(detail.getTrip(), oti, headers);
+        boolean firstClass = oti.getSeatType() == SeatClass.FIRSTCLASS.getCode();
+        int seatClass = firstClass ? SeatClass.FIRSTCLASS.getCode() : SeatClass.SECONDCLASS.getCode();
+        Ticket ticket = dipatchSeat(oti.getDate(), order.getTrainNumber(), fromId, toId, seatClass, headers);
+        order.setSeatClass(seatClass);
+        order.setSeatNumber(String.valueOf(ticket.getSeatNo()));
+        order.setPrice(prices.get(firstClass ? "confortClass" : "economyClass"));
+        return order;
+    }
+
+    /** Steps 5 to 7: assurance, food and consign, each only when the traveller asked for it. */
+    private void addExtras(OrderTicketsInfo oti, Order saved, HttpHeaders headers) {
+        if (oti.getAssurance() != 0) {
+            Response reply = addAssuranceForOrder(oti.getAssurance(), saved.getId().toString(), headers);
+            if (reply == null || reply.getStatus() != 1) {
+                LOGGER.warn("[preserve] Step 5. Buy Assurance Fail, orderId: {}", saved.getId());
+            }
+        }
+        if (oti.getFoodType() != 0) {
+            FoodOrder food = new FoodOrder();
+            food.setOrderId(saved.getId());
+            food.setFoodType(oti.getFoodType());
+            food.setFoodName(oti.getFoodName());
+            food.setPrice(oti.getFoodPrice());
+            Response reply = postForResponse(FOOD_URL, food, headers);
+            if (reply == null || reply.getStatus() != 1) {
+                LOGGER.warn("[preserve] Step 6. Buy Food Fail, orderId: {}", saved.getId());
+            }
+        }
+        String consignee = oti.getConsigneeName();
+        if (consignee != null && !consignee.isEmpty()) {
+            Consign consign = new Consign();
+            consign.setOrderId(saved.getId());
+            consign.setAccountId(saved.getAccountId());
+            consign.setHandleDate(oti.getHandleDate());
+            consign.setTargetDate(saved.getTravelDate().toString());
+            consign.setFrom(saved.getFrom());
+            consign.setTo(saved.getTo());
+            consign.setConsignee(consignee);
+            consign.setPhone(oti.getConsigneePhone());
+            consign.setWeight(oti.getConsigneeWeight());
+            consign.setWithin(oti.isWithin());
+            Response reply = postForResponse(CONSIGN_URL, consign, headers);
+            if (reply == null || reply.getStatus() != 1) {
+                LOGGER.warn("[preserve] Step 7. Consign Fail, orderId: {}", saved.getId());
+            }
+        }
+    }
+
+    private Map<String, String> queryPrices(Trip trip, OrderTicketsInfo oti, HttpHeaders headers) {
+        Travel travel = new Travel();
+        travel.setTrip(trip);
+        travel.setStartingPlace(oti.getFrom());
+        travel.setEndPlace(oti.getTo());
+        travel.setDepartureTime(new Date());
+        ResponseEntity<Response<TravelResult>> re = restTemplate.exchange(TICKET_INFO_URL, HttpMethod.POST,
+                new HttpEntity<>(travel, headers), new ParameterizedTypeReference<Response<TravelResult>>() { });
+        return re.getBody().getData().getPrices();
+    }
+
+    public Ticket dipatchSeat(Date date, String tripId, String startStationId, String endStataionId, int seatType,
+                              HttpHeaders httpHeaders) {
+        Seat seat = new Seat();
+        seat.setTrainNumber(tripId);
+        seat.setTravelDate(date);
+        seat.setStartStation(startStationId);
+        seat.setDestStation(endStataionId);
+        seat.setSeatType(seatType);
+        ResponseEntity<Response<Ticket>> re = restTemplate.exchange(SEAT_URL, HttpMethod.POST,
+                new HttpEntity<>(seat, httpHeaders), new ParameterizedTypeReference<Response<Ticket>>() { });
+        return re.getBody().getData();
     }
 
     public boolean sendEmail(NotifyInfo notifyInfo, HttpHeaders httpHeaders) {
-        PreserveOtherServiceImpl.LOGGER.info("[sendEmail] send email to user {}", notifyInfo.getUsername());
-        HttpEntity requestEntitySendEmail = new HttpEntity(notifyInfo, httpHeaders);
-        ResponseEntity<Boolean> reSendEmail = restTemplate.exchange(
-                "http://ts-notification-service:17853/api/v1/notifyservice/notification/preserve_success",
-                HttpMethod.POST,
-                requestEntitySendEmail,
-                Boolean.class);
-        return reSendEmail.getBody();
+        LOGGER.info("[sendEmail] notify {} about order {}", notifyInfo.getUsername(), notifyInfo.getOrderNumber());
+        ResponseEntity<Boolean> re = restTemplate.exchange(NOTIFY_URL, HttpMethod.POST,
+                new HttpEntity<>(notifyInfo, httpHeaders), Boolean.class);
+        return Boolean.TRUE.equals(re.getBody());
     }
 
     public User getAccount(String accountId, HttpHeaders httpHeaders) {
-        HttpEntity requestEntitySendEmail = new HttpEntity(httpHeaders);
-        ResponseEntity<Response<User>> getAccount = restTemplate.exchange(
-                "http://ts-user-service:12342/api/v1/userservice/users/id/" + accountId,
-                HttpMethod.GET,
-                requestEntitySendEmail,
-                new ParameterizedTypeReference<Response<User>>() {
-                });
-        return getAccount.getBody().getData();
+        ResponseEntity<Response<User>> re = restTemplate.exchange(USER_URL + accountId, HttpMethod.GET,
+                new HttpEntity<>(httpHeaders), new ParameterizedTypeReference<Response<User>>() { });
+        return re.getBody().getData();
     }
 
     private Response addAssuranceForOrder(int assuranceType, String orderId, HttpHeaders httpHeaders) {
-        HttpEntity requestAddAssuranceResult = new HttpEntity(httpHeaders);
-        ResponseEntity<Response> reAddAssuranceResult = restTemplate.exchange(
-                "http://ts-assurance-service:18888/api/v1/assuranceservice/assurances/" + assuranceType + "/" + orderId,
-                HttpMethod.GET,
-                requestAddAssuranceResult,
-                Response.class);
-        return reAddAssuranceResult.getBody();
+        String url = ASSURANCE_URL + assuranceType + "/" + orderId;
+        return restTemplate.exchange(url, HttpMethod.GET, new HttpEntity(httpHeaders), Response.class).getBody();
+    }
+
+    private Response postForResponse(String url, Object body, HttpHeaders httpHeaders) {
+        return restTemplate.exchange(url, HttpMethod.POST, new HttpEntity<>(body, httpHeaders), Response.class).getBody();
     }
 
     private String queryForStationId(String stationName, HttpHeaders httpHeaders) {
-        HttpEntity requestQueryForStationId = new HttpEntity(httpHeaders);
-        ResponseEntity<Response<String>> reQueryForStationId = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/id/" + stationName,
-                HttpMethod.GET,
-                requestQueryForStationId,
-                new ParameterizedTypeReference<Response<String>>() {
-                });
-        return reQueryForStationId.getBody().getData();
+        ResponseEntity<Response<String>> re = restTemplate.exchange(STATION_ID_URL + stationName, HttpMethod.GET,
+                new HttpEntity<>(httpHeaders), new ParameterizedTypeReference<Response<String>>() { });
+        return re.getBody().getData();
     }
 
     private Response checkSecurity(String accountId, HttpHeaders httpHeaders) {
-        HttpEntity requestCheckResult = new HttpEntity(httpHeaders);
-        ResponseEntity<Response> reCheckResult = restTemplate.exchange(
-                "http://ts-security-service:11188/api/v1/securityservice/securityConfigs/" + accountId,
-                HttpMethod.GET,
-                requestCheckResult,
-                Response.class);
-        return reCheckResult.getBody();
+        return restTemplate.exchange(SECURITY_URL + accountId, HttpMethod.GET, new HttpEntity(httpHeaders),
+                Response.class).getBody();
     }
 
     private Response<TripAllDetail> getTripAllDetailInformation(TripAllDetailInfo gtdi, HttpHeaders httpHeaders) {
-        HttpEntity requestGetTripAllDetailResult = new HttpEntity(gtdi, httpHeaders);
-        ResponseEntity<Response<TripAllDetail>> reGetTripAllDetailResult = restTemplate.exchange(
-                "http://ts-travel2-service:16346/api/v1/travel2service/trip_detail",
-                HttpMethod.POST,
-                requestGetTripAllDetailResult,
-                new ParameterizedTypeReference<Response<TripAllDetail>>() {
-                });
-        return reGetTripAllDetailResult.getBody();
+        ResponseEntity<Response<TripAllDetail>> re = restTemplate.exchange(TRIP_DETAIL_URL, HttpMethod.POST,
+                new HttpEntity<>(gtdi, httpHeaders), new ParameterizedTypeReference<Response<TripAllDetail>>() { });
+        return re.getBody();
     }
 
     private Response<Contacts> getContactsById(String contactsId, HttpHeaders httpHeaders) {
-        HttpEntity requestGetContactsResult = new HttpEntity(httpHeaders);
-        ResponseEntity<Response<Contacts>> reGetContactsResult = restTemplate.exchange(
-                "http://ts-contacts-service:12347/api/v1/contactservice/contacts/" + contactsId,
-                HttpMethod.GET,
-                requestGetContactsResult,
-                new ParameterizedTypeReference<Response<Contacts>>() {
-                });
-        return reGetContactsResult.getBody();
+        ResponseEntity<Response<Contacts>> re = restTemplate.exchange(CONTACTS_URL + contactsId, HttpMethod.GET,
+                new HttpEntity<>(httpHeaders), new ParameterizedTypeReference<Response<Contacts>>() { });
+        return re.getBody();
     }
 
-    private Response<Order> createOrder(Order coi, HttpHeaders httpHeaders) {
-        HttpEntity requestEntityCreateOrderResult = new HttpEntity(coi, httpHeaders);
-        ResponseEntity<Response<Order>> reCreateOrderResult = restTemplate.exchange(
-                "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther",
-                HttpMethod.POST,
-                requestEntityCreateOrderResult,
-                new ParameterizedTypeReference<Response<Order>>() {
-                });
-        return reCreateOrderResult.getBody();
+    private Response<Order> createOrder(Order order, HttpHeaders httpHeaders) {
+        ResponseEntity<Response<Order>> re = restTemplate.exchange(CREATE_ORDER_URL, HttpMethod.POST,
+                new HttpEntity<>(order, httpHeaders), new ParameterizedTypeReference<Response<Order>>() { });
+        return re.getBody();
     }
 }

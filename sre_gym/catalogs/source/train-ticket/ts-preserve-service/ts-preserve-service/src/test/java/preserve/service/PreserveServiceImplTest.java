@@ -1,43 +1,29 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package preserve.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import preserve.entity.*;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import preserve.entity.OrderTicketsInfo;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.startsWith;
+import static org.mockito.Mockito.when;
+
 public class PreserveServiceImplTest {
+
+    private static final String ACCOUNT = "4d2a46c7-71cb-4cf1-b5bb-b68406d9da6f";
 
     @InjectMocks
     private PreserveServiceImpl service;
@@ -45,24 +31,39 @@ public class PreserveServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private OrderTicketsInfo request() {
+        OrderTicketsInfo oti = new OrderTicketsInfo();
+        oti.setAccountId(ACCOUNT);
+        oti.setContactsId("contacts-1");
+        return oti;
     }
 
     @Test
     public void testPreserveSecurityFails() {
-        OrderTicketsInfo oti = new OrderTicketsInfo();
-        oti.setAccountId("4d2a46c7-71cb-4cf1-b5bb-b68406d9da6f");
-        Response response = new Response<>(0, "Too much order in last one hour", null);
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                "http://ts-security-service:11188/api/v1/securityservice/securityConfigs/" + oti.getAccountId(),
-                HttpMethod.GET,
-                new HttpEntity(headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "Too much order in last one hour", null), service.preserve(oti, headers));
+        Response rejected = new Response<>(0, "Too much order in last one hour", null);
+        when(restTemplate.exchange(startsWith("http://ts-security-service:11188/"), eq(HttpMethod.GET),
+                any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(new ResponseEntity<>(rejected, HttpStatus.OK));
+        assertEquals(new Response<>(0, "Too much order in last one hour", null), service.preserve(request(), headers));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    public void testPreserveContactsMissing() {
+        when(restTemplate.exchange(startsWith("http://ts-security-service:11188/"), eq(HttpMethod.GET),
+                any(HttpEntity.class), eq(Response.class)))
+                .thenReturn(new ResponseEntity<>(new Response<>(1, "Success", null), HttpStatus.OK));
+        Response noContacts = new Response<>(0, "No contacts according to contacts id", null);
+        when(restTemplate.exchange(startsWith("http://ts-contacts-service:12347/"), eq(HttpMethod.GET),
+                any(HttpEntity.class), any(ParameterizedTypeReference.class)))
+                .thenReturn(new ResponseEntity<>(noContacts, HttpStatus.OK));
+        assertEquals(new Response<>(0, "No contacts according to contacts id", null), service.preserve(request(), headers));
     }
 }

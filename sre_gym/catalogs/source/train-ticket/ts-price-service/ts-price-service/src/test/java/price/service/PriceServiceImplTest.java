@@ -1,37 +1,25 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package price.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import price.entity.*;
+import price.entity.PriceConfig;
 import price.repository.PriceConfigRepository;
 
-@RunWith(JUnit4.class)
+import java.util.Optional;
+import java.util.UUID;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class PriceServiceImplTest {
 
     @InjectMocks
@@ -40,25 +28,36 @@ public class PriceServiceImplTest {
     @Mock
     private PriceConfigRepository priceConfigRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
-    public void testFindByRouteIdAndTrainType1() {
-        Mockito.when(priceConfigRepository.findByRouteIdAndTrainType(Mockito.anyString(), Mockito.anyString())).thenReturn(null);
-        Response result = service.findByRouteIdAndTrainType("route_id", "train_type", headers);
-        Assert.assertEquals(new Response<>(0, "No that config", null), result);
+    public void testFindByRouteIdAndTrainTypeMissing() {
+        when(priceConfigRepository.findByRouteIdAndTrainType(anyString(), anyString())).thenReturn(null);
+        assertEquals(new Response<>(0, "No that config", null),
+                service.findByRouteIdAndTrainType("route-1", "GaoTieOne", headers));
     }
 
     @Test
-    public void testFindByRouteIdAndTrainType2() {
-        PriceConfig priceConfig = new PriceConfig();
-        Mockito.when(priceConfigRepository.findByRouteIdAndTrainType(Mockito.anyString(), Mockito.anyString())).thenReturn(priceConfig);
-        Response result = service.findByRouteIdAndTrainType("route_id", "train_type", headers);
-        Assert.assertEquals(new Response<>(1, "Success", priceConfig), result);
+    public void testFindByRouteIdAndTrainTypeFound() {
+        PriceConfig config = new PriceConfig();
+        config.setBasicPriceRate(0.38);
+        config.setFirstClassPriceRate(1.0);
+        when(priceConfigRepository.findByRouteIdAndTrainType(anyString(), anyString())).thenReturn(config);
+        assertEquals(new Response<>(1, "Success", config),
+                service.findByRouteIdAndTrainType("route-1", "GaoTieOne", headers));
+    }
+
+    @Test
+    public void testDeleteUnknownConfig() {
+        PriceConfig config = new PriceConfig();
+        config.setId(UUID.randomUUID());
+        when(priceConfigRepository.findById(any(UUID.class))).thenReturn(Optional.empty());
+        assertEquals(new Response<>(0, "No that config", null), service.deletePriceConfig(config, headers));
+        verify(priceConfigRepository, never()).delete(any(PriceConfig.class));
     }
 }

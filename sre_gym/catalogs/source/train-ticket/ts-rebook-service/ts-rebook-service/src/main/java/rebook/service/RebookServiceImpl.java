@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package rebook.service;
 
 import edu.fudan.common.util.Response;
@@ -29,204 +12,172 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
 import rebook.entity.*;
+
 import java.math.BigDecimal;
 import java.util.Calendar;
 import java.util.Date;
 
 /**
- * @author fdse
+ * Changes a paid ticket to another train on the same stretch. The traveller pays the
+ * difference when the new ticket is dearer and is refunded when it is cheaper.
  */
 @Service
 public class RebookServiceImpl implements RebookService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(RebookServiceImpl.class);
+
+    /** A ticket can still be changed up to two hours after its train left. */
+    private static final long CHANGE_WINDOW_MILLIS = 2L * 60 * 60 * 1000;
+
+    private static final String ORDER_URL = "http://ts-order-service:12031/api/v1/orderservice/order";
+    private static final String ORDER_OTHER_URL = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther";
+    private static final String TRAVEL_DETAIL_URL = "http://ts-travel-service:12346/api/v1/travelservice/trip_detail";
+    private static final String TRAVEL2_DETAIL_URL = "http://ts-travel2-service:16346/api/v1/travel2service/trip_detail";
+    private static final String STATION_NAME_URL = "http://ts-station-service:12345/api/v1/stationservice/stations/name/";
+    private static final String DRAWBACK_URL = "http://ts-inside-payment-service:18673/api/v1/inside_pay_service/inside_payment/drawback/";
+    private static final String SEAT_URL = "http://ts-seat-service:18898/api/v1/seatservice/seats";
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(RebookServiceImpl.class);
-
     @Override
     public Response rebook(RebookInfo info, HttpHeaders httpHeaders) {
-        Response<Order> queryOrderResult = getOrderByRebookInfo(info, httpHeaders);
-        if (queryOrderResult.getStatus() != 1) {
-            return new Response<>(0, queryOrderResult.getMsg(), null);
+        Response<Order> orderReply = getOrderByRebookInfo(info, httpHeaders);
+        if (orderReply.getStatus() != 1) {
+            return new Response<>(0, orderReply.getMsg(), null);
         }
-        Order order = queryOrderResult.getData();
-        int status = order.getStatus();
-        if (status == OrderStatus.NOTPAID.getCode()) {
-            return new Response<>(0, "You haven't paid the original ticket!", null);
-        } else if (status == OrderStatus.PAID.getCode()) {
-            // do nothing
-        } else if (status == OrderStatus.CHANGE.getCode()) {
-            return new Response<>(0, "You have already changed your ticket and you can only change one time.", null);
-        } else if (status == OrderStatus.COLLECTED.getCode()) {
-            return new Response<>(0, "You have already collected your ticket and you can change it now.", null);
-        } else {
-            return new Response<>(0, "You can't change your ticket.", null);
+        Order order = orderReply.getData();
+        String refusal = refusalFor(order.getStatus());
+        if (refusal != null) {
+            return new Response<>(0, refusal, null);
         }
-
-        //Check the current time and the bus time of the old ticket, the ticket cannot be changed two hours after the bus
         if (!checkTime(order.getTravelDate(), order.getTravelTime())) {
             return new Response<>(0, "You can only change the ticket before the train start or within 2 hours after the train start.", null);
         }
 
-        //The departure and destination cannot be changed, only the train number, seat and time can be changed
-        TripAllDetailInfo gtdi = new TripAllDetailInfo();
-        gtdi.setFrom(queryForStationName(order.getFrom(), httpHeaders));
-        gtdi.setTo(queryForStationName(order.getTo(), httpHeaders));
-        gtdi.setTravelDate(info.getDate());
-        gtdi.setTripId(info.getTripId());
-        Response<TripAllDetail> gtdr = getTripAllDetailInformation(gtdi, info.getTripId(), httpHeaders);
-        if (gtdr.getStatus() == 0) {
-            return new Response<>(0, gtdr.getMsg(), null);
-        } else {
-            TripResponse tripResponse = gtdr.getData().getTripResponse();
-            if (info.getSeatType() == SeatClass.FIRSTCLASS.getCode()) {
-                if (tripResponse.getConfortClass() <= 0) {
-                    return new Response<>(0, "Seat Not Enough", null);
-                }
-            } else {
-                if (tripResponse.getEconomyClass() == SeatClass.SECONDCLASS.getCode() && tripResponse.getConfortClass() <= 0) {
-                    return new Response<>(0, "Seat Not Enough", null);
-                }
-            }
+        // only train, date and seat may change: the stretch stays the one of the original order
+        TripAllDetailInfo query = new TripAllDetailInfo();
+        query.setTripId(info.getTripId());
+        query.setTravelDate(info.getDate());
+        query.setFrom(queryForStationName(order.getFrom(), httpHeaders));
+        query.setTo(queryForStationName(order.getTo(), httpHeaders));
+        Response<TripAllDetail> detailReply = getTripAllDetailInformation(query, info.getTripId(), httpHeaders);
+        if (detailReply.getStatus() == 0) {
+            return new Response<>(0, detailReply.getMsg(), null);
+        }
+        TripAllDetail detail = detailReply.getData();
+        TripResponse trip = detail.getTripResponse();
+        boolean firstClass = info.getSeatType() == SeatClass.FIRSTCLASS.getCode();
+        int seatsLeft = firstClass ? trip.getConfortClass() : trip.getEconomyClass();
+        if (seatsLeft <= 0) {
+            return new Response<>(0, "Seat Not Enough", null);
         }
 
-        //Deal with the difference, more refund less compensation
-        String ticketPrice = "0";
-        if (info.getSeatType() == SeatClass.FIRSTCLASS.getCode()) {
-            ticketPrice = gtdr.getData().getTripResponse().getPriceForConfortClass();
-        } else if (info.getSeatType() == SeatClass.SECONDCLASS.getCode()) {
-            ticketPrice = gtdr.getData().getTripResponse().getPriceForEconomyClass();
-        }
-        String oldPrice = order.getPrice();
-        BigDecimal priceOld = new BigDecimal(oldPrice);
+        String ticketPrice = firstClass ? trip.getPriceForConfortClass() : trip.getPriceForEconomyClass();
+        BigDecimal priceOld = new BigDecimal(order.getPrice());
         BigDecimal priceNew = new BigDecimal(ticketPrice);
-        if (priceOld.compareTo(priceNew) > 0) {
-            //Refund the difference
-            String difference = priceOld.subtract(priceNew).toString();
-            if (!drawBackMoney(info.getLoginId(), difference, httpHeaders)) {
-                return new Response<>(0, "Can't draw back the difference money, please try again!", null);
-            }
-            return updateOrder(order, info, gtdr.getData(), ticketPrice, httpHeaders);
-        } else if (priceOld.compareTo(priceNew) == 0) {
-            //do nothing
-            return updateOrder(order, info, gtdr.getData(), ticketPrice, httpHeaders);
-        } else {
-            //make up the difference
-            String difference = priceNew.subtract(priceOld).toString();
+        int comparison = priceOld.compareTo(priceNew);
+        if (comparison < 0) {
             Order orderMoneyDifference = new Order();
-            orderMoneyDifference.setDifferenceMoney(difference);
+            orderMoneyDifference.setDifferenceMoney(priceNew.subtract(priceOld).toString());
             return new Response<>(2, "Please pay the different money!", orderMoneyDifference);
         }
+        if (comparison > 0) {
+            String refund = priceOld.subtract(priceNew).toString();
+            LOGGER.info("[rebook] refunding {} to {} for order {}", refund, info.getLoginId(), order.getId());
+            if (!drawBackMoney(info.getLoginId(), refund, httpHeaders)) {
+                return new Response<>(0, "Can't draw back the difference money, please try again!", null);
+            }
+        }
+        return updateOrder(order, info, detail, ticketPrice, httpHeaders);
+    }
+
+    /** Why an order in this state cannot be changed, or null when it can. */
+    private static String refusalFor(int status) {
+        if (status == OrderStatus.PAID.getCode()) {
+            return null;
+        }
+        if (status == OrderStatus.NOTPAID.getCode()) {
+            return "You haven't paid the original ticket!";
+        }
+        if (status == OrderStatus.CHANGE.getCode()) {
+            return "You have already changed your ticket and you can only change one time.";
+        }
+        if (status == OrderStatus.COLLECTED.getCode()) {
+            return "You have already collected your ticket and you can change it now.";
+        }
+        return "You can't change your ticket.";
+    }
+
+    private static boolean isHighSpeed(String tripId) {
+        return tripId.startsWith("G") || tripId.startsWith("D");
     }
 
     private boolean checkTime(Date travelDate, Date travelTime) {
-        boolean result = true;
-        Calendar calDateA = Calendar.getInstance();
-        Date today = new Date();
-        calDateA.setTime(today);
-        Calendar calDateB = Calendar.getInstance();
-        calDateB.setTime(travelDate);
-        Calendar calDateC = Calendar.getInstance();
-        calDateC.setTime(travelTime);
-        if (calDateA.get(Calendar.YEAR) > calDateB.get(Calendar.YEAR)) {
-            result = false;
-        } else if (calDateA.get(Calendar.YEAR) == calDateB.get(Calendar.YEAR)) {
-            if (calDateA.get(Calendar.MONTH) > calDateB.get(Calendar.MONTH)) {
-                result = false;
-            } else if (calDateA.get(Calendar.MONTH) == calDateB.get(Calendar.MONTH)) {
-                if (calDateA.get(Calendar.DAY_OF_MONTH) > calDateB.get(Calendar.DAY_OF_MONTH)) {
-                    result = false;
-                } else if (calDateA.get(Calendar.DAY_OF_MONTH) == calDateB.get(Calendar.DAY_OF_MONTH)) {
-                    if (calDateA.get(Calendar.HOUR_OF_DAY) > calDateC.get(Calendar.HOUR_OF_DAY) + 2) {
-                        result = false;
-                    }
-                }
-            }
-        }
-        return result;
+        Calendar clock = Calendar.getInstance();
+        clock.setTime(travelTime);
+        Calendar departure = Calendar.getInstance();
+        departure.setTime(travelDate);
+        departure.set(Calendar.HOUR_OF_DAY, clock.get(Calendar.HOUR_OF_DAY));
+        departure.set(Calendar.MINUTE, clock.get(Calendar.MINUTE));
+        departure.set(Calendar.SECOND, 0);
+        departure.set(Calendar.MILLISECOND, 0);
+        return System.currentTimeMillis() <= departure.getTimeInMillis() + CHANGE_WINDOW_MILLIS;
     }
 
     private Response<Order> getOrderByRebookInfo(RebookInfo info, HttpHeaders httpHeaders) {
-        HttpEntity requestEntity = new HttpEntity(httpHeaders);
-        String url;
-        if (info.getOldTripId().startsWith("G") || info.getOldTripId().startsWith("D")) {
-            url = "http://ts-order-service:12031/api/v1/orderservice/order/" + info.getOrderId();
-        } else {
-            url = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/" + info.getOrderId();
-        }
-        ResponseEntity<Response<Order>> re = restTemplate.exchange(url, HttpMethod.GET, requestEntity,
-                new ParameterizedTypeReference<Response<Order>>() {
-                });
+        String base = isHighSpeed(info.getOldTripId()) ? ORDER_URL : ORDER_OTHER_URL;
+        ResponseEntity<Response<Order>> re = restTemplate.exchange(base + "/" + info.getOrderId(), HttpMethod.GET,
+                new HttpEntity<>(httpHeaders), new ParameterizedTypeReference<Response<Order>>() { });
         return re.getBody();
     }
 
     private Response<TripAllDetail> getTripAllDetailInformation(TripAllDetailInfo gtdi, String tripId, HttpHeaders httpHeaders) {
-        String url;
-        if (tripId.startsWith("G") || tripId.startsWith("D")) {
-            url = "http://ts-travel-service:12346/api/v1/travelservice/trip_detail";
-        } else {
-            url = "http://ts-travel2-service:16346/api/v1/travel2service/trip_detail";
-        }
-        HttpEntity requestEntity = new HttpEntity(gtdi, httpHeaders);
-        ResponseEntity<Response<TripAllDetail>> re = restTemplate.exchange(url, HttpMethod.POST, requestEntity,
-                new ParameterizedTypeReference<Response<TripAllDetail>>() {
-                });
+        String url = isHighSpeed(tripId) ? TRAVEL_DETAIL_URL : TRAVEL2_DETAIL_URL;
+        ResponseEntity<Response<TripAllDetail>> re = restTemplate.exchange(url, HttpMethod.POST,
+                new HttpEntity<>(gtdi, httpHeaders), new ParameterizedTypeReference<Response<TripAllDetail>>() { });
         return re.getBody();
     }
 
     private String queryForStationName(String stationId, HttpHeaders httpHeaders) {
-        HttpEntity requestEntity = new HttpEntity(httpHeaders);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/name/" + stationId,
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
+        ResponseEntity<Response> re = restTemplate.exchange(STATION_NAME_URL + stationId, HttpMethod.GET,
+                new HttpEntity(httpHeaders), Response.class);
         return (String) re.getBody().getData();
     }
 
     private boolean drawBackMoney(String userId, String money, HttpHeaders httpHeaders) {
-        HttpEntity requestEntity = new HttpEntity(httpHeaders);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-inside-payment-service:18673/api/v1/inside_pay_service/inside_payment/drawback/" + userId + "/" + money,
-                HttpMethod.GET,
-                requestEntity,
-                Response.class);
-        return re.getBody().getStatus() == 1;
+        ResponseEntity<Response> re = restTemplate.exchange(DRAWBACK_URL + userId + "/" + money, HttpMethod.GET,
+                new HttpEntity(httpHeaders), Response.class);
+        Response body = re.getBody();
+        return body != null && body.getStatus() == 1;
     }
 
     private Response updateOrder(Order order, RebookInfo info, TripAllDetail gtdr, String ticketPrice, HttpHeaders httpHeaders) {
-        Ticket ticket = dipatchSeat(info.getDate(), order.getTrainNumber(), order.getFrom(), order.getTo(), info.getSeatType(), httpHeaders);
+        Ticket ticket = dipatchSeat(info.getDate(), info.getTripId(), order.getFrom(), order.getTo(), info.getSeatType(), httpHeaders);
         order.setTrainNumber(info.getTripId());
-        order.setBoughtDate(new Date());
-        order.setStatus(OrderStatus.CHANGE.getCode());
-        order.setPrice(ticketPrice);
-        order.setSeatNumber("" + ticket.getSeatNo());
         order.setTravelDate(info.getDate());
         order.setTravelTime(gtdr.getTripResponse().getStartingTime());
-        HttpEntity requestEntity = new HttpEntity(order, httpHeaders);
-        ResponseEntity<Response> re = restTemplate.exchange(
-                "http://ts-order-service:12031/api/v1/orderservice/order",
-                HttpMethod.PUT,
-                requestEntity,
+        order.setSeatClass(info.getSeatType());
+        order.setSeatNumber(String.valueOf(ticket.getSeatNo()));
+        order.setPrice(ticketPrice);
+        order.setBoughtDate(new Date());
+        order.setStatus(OrderStatus.CHANGE.getCode());
+        String url = isHighSpeed(info.getTripId()) ? ORDER_URL : ORDER_OTHER_URL;
+        ResponseEntity<Response> re = restTemplate.exchange(url, HttpMethod.PUT, new HttpEntity<>(order, httpHeaders),
                 Response.class);
+        LOGGER.info("[updateOrder] order {} moved to trip {}", order.getId(), info.getTripId());
         return new Response<>(1, "Success!", re.getBody().getData());
     }
 
     private Ticket dipatchSeat(Date date, String tripId, String startStationId, String endStataionId, int seatType, HttpHeaders httpHeaders) {
-        Seat seatRequest = new Seat();
-        seatRequest.setTravelDate(date);
-        seatRequest.setTrainNumber(tripId);
-        seatRequest.setSeatType(seatType);
-        seatRequest.setStartStation(startStationId);
-        seatRequest.setDestStation(endStataionId);
-        HttpEntity requestEntityTicket = new HttpEntity(seatRequest, httpHeaders);
-        ResponseEntity<Response<Ticket>> reTicket = restTemplate.exchange(
-                "http://ts-seat-service:18898/api/v1/seatservice/seats",
-                HttpMethod.POST,
-                requestEntityTicket,
-                new ParameterizedTypeReference<Response<Ticket>>() {
-                });
-        return reTicket.getBody().getData();
+        Seat seat = new Seat();
+        seat.setTrainNumber(tripId);
+        seat.setTravelDate(date);
+        seat.setStartStation(startStationId);
+        seat.setDestStation(endStataionId);
+        seat.setSeatType(seatType);
+        ResponseEntity<Response<Ticket>> re = restTemplate.exchange(SEAT_URL, HttpMethod.POST,
+                new HttpEntity<>(seat, httpHeaders), new ParameterizedTypeReference<Response<Ticket>>() { });
+        return re.getBody().getData();
     }
 }

@@ -1,42 +1,27 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package rebook.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import rebook.entity.*;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import rebook.entity.Order;
+import rebook.entity.OrderStatus;
+import rebook.entity.RebookInfo;
 
-@RunWith(JUnit4.class)
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.when;
+
 public class RebookServiceImplTest {
 
     @InjectMocks
@@ -45,28 +30,47 @@ public class RebookServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void orderLookupReturns(Response<Order> reply) {
+        when(restTemplate.exchange(anyString(), any(HttpMethod.class), any(HttpEntity.class),
+                any(ParameterizedTypeReference.class)))
+                .thenReturn(new ResponseEntity<>(reply, HttpStatus.OK));
+    }
+
+    private static RebookInfo rebookOf(String oldTrip) {
+        RebookInfo info = new RebookInfo();
+        info.setOldTripId(oldTrip);
+        info.setOrderId("5ad7750b-a68b-49c0-a8c0-32776b067703");
+        return info;
     }
 
     @Test
     public void testRebookNotPaid() {
-        RebookInfo info = new RebookInfo();
-        info.setOldTripId("G1234");
-        info.setOrderId("order_id");
         Order order = new Order();
         order.setStatus(OrderStatus.NOTPAID.getCode());
-        Response<Order> response = new Response<>(1, null, order);
-        ResponseEntity<Response<Order>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "You haven't paid the original ticket!", null), service.rebook(info, headers));
+        orderLookupReturns(new Response<>(1, "Success", order));
+        assertEquals(new Response<>(0, "You haven't paid the original ticket!", null), service.rebook(rebookOf("G1234"), headers));
+    }
+
+    @Test
+    public void testRebookAlreadyChanged() {
+        Order order = new Order();
+        order.setStatus(OrderStatus.CHANGE.getCode());
+        orderLookupReturns(new Response<>(1, "Success", order));
+        assertEquals(new Response<>(0, "You have already changed your ticket and you can only change one time.", null),
+                service.rebook(rebookOf("Z1235"), headers));
+    }
+
+    @Test
+    public void testRebookOrderMissing() {
+        orderLookupReturns(new Response<>(0, "Order Not Found", null));
+        assertEquals(new Response<>(0, "Order Not Found", null), service.rebook(rebookOf("K1345"), headers));
     }
 }

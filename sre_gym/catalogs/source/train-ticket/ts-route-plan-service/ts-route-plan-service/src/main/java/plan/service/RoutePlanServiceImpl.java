@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package plan.service;
 
 import edu.fudan.common.util.Response;
@@ -29,67 +12,59 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
 import plan.entity.*;
+
 import java.util.ArrayList;
-import java.util.Date;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 
 /**
- * @author fdse
+ * Travel plans across both travel services: the cheapest trips of a day and the
+ * routes with the fewest stops between two stations.
  */
 @Service
 public class RoutePlanServiceImpl implements RoutePlanService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(RoutePlanServiceImpl.class);
+
+    /** How many plans a search returns at most. */
+    private static final int MAX_PLANS = 5;
+
+    private static final String HIGH_SPEED_TRIPS_URL = "http://ts-travel-service:12346/api/v1/travelservice/trips/left";
+    private static final String NORMAL_TRIPS_URL = "http://ts-travel2-service:16346/api/v1/travel2service/trips/left";
+    private static final String ROUTES_URL = "http://ts-route-service:11178/api/v1/routeservice/routes/";
+    private static final String STATION_ID_URL = "http://ts-station-service:12345/api/v1/stationservice/stations/id/";
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(RoutePlanServiceImpl.class);
-
     @Override
     public Response searchCheapestResult(RoutePlanInfo info, HttpHeaders headers) {
-        TripInfo queryInfo = new TripInfo();
-        queryInfo.setStartingPlace(info.getFormStationName());
-        queryInfo.setEndPlace(info.getToStationName());
-        queryInfo.setDepartureTime(info.getTravelDate());
+        TripInfo query = new TripInfo();
+        query.setStartingPlace(info.getFormStationName());
+        query.setEndPlace(info.getToStationName());
+        query.setDepartureTime(info.getTravelDate());
 
-        ArrayList<TripResponse> highSpeed = getTripFromHighSpeedTravelServive(queryInfo, headers);
-        ArrayList<TripResponse> normalTrain = getTripFromNormalTrainTravelService(queryInfo, headers);
+        List<TripResponse> candidates = new ArrayList<>();
+        candidates.addAll(getTripFromHighSpeedTravelServive(query, headers));
+        candidates.addAll(getTripFromNormalTrainTravelService(query, headers));
 
-        //Sort by economy class price and take the first five results
-        ArrayList<TripResponse> finalResult = new ArrayList<>();
-        finalResult.addAll(highSpeed);
-        finalResult.addAll(normalTrain);
-
-        float minPrice;
-        int minIndex = -1;
-        int size = Math.min(5, finalResult.size());
-        ArrayList<TripResponse> returnResult = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            minPrice = Float.MAX_VALUE;
-            for (int j = 0; j < finalResult.size(); j++) {
-                TripResponse thisRes = finalResult.get(j);
-                if (Float.parseFloat(thisRes.getPriceForEconomyClass()) < minPrice) {
-                    minPrice = Float.parseFloat(finalResult.get(j).getPriceForEconomyClass());
-                    minIndex = j;
+        // partial selection sort: take the cheapest economy fare out, round by round
+        int size = Math.min(MAX_PLANS, candidates.size());
+        List<RoutePlanResultUnit> units = new ArrayList<>(size);
+        for (int round = 0; round < size; round++) {
+            int cheapest = 0;
+            float lowest = economyFare(candidates.get(0));
+            for (int j = 1; j < candidates.size(); j++) {
+                float fare = economyFare(candidates.get(j));
+                if (fare < lowest) {
+                    lowest = fare;
+                    cheapest = j;
                 }
             }
-            returnResult.add(finalResult.get(minIndex));
-            finalResult.remove(minIndex);
+            units.add(toUnit(candidates.remove(cheapest)));
         }
-
-        ArrayList<RoutePlanResultUnit> units = new ArrayList<>();
-        for (int i = 0; i < returnResult.size(); i++) {
-            TripResponse tempResponse = returnResult.get(i);
-            RoutePlanResultUnit tempUnit = new RoutePlanResultUnit();
-            tempUnit.setTripId(tempResponse.getTripId().toString());
-            tempUnit.setTrainTypeId(tempResponse.getTrainTypeId());
-            tempUnit.setFromStationName(tempResponse.getStartingStation());
-            tempUnit.setToStationName(tempResponse.getTerminalStation());
-            tempUnit.setPriceForFirstClassSeat(tempResponse.getPriceForConfortClass());
-            tempUnit.setPriceForSecondClassSeat(tempResponse.getPriceForEconomyClass());
-            tempUnit.setStartingTime(tempResponse.getStartingTime());
-            tempUnit.setEndTime(tempResponse.getEndTime());
-            units.add(tempUnit);
-        }
+        LOGGER.info("[searchCheapestResult] {} -> {}: {} plans", info.getFormStationName(), info.getToStationName(), units.size());
         return new Response<>(1, "Success", units);
     }
 
@@ -97,69 +72,67 @@ public class RoutePlanServiceImpl implements RoutePlanService {
     public Response searchMinStopStations(RoutePlanInfo info, HttpHeaders headers) {
         String fromStationId = queryForStationId(info.getFormStationName(), headers);
         String toStationId = queryForStationId(info.getToStationName(), headers);
-        RoutePlanServiceImpl.LOGGER.info("[searchMinStopStations] from: {}, to: {}", fromStationId, toStationId);
-        HttpEntity requestEntity = new HttpEntity(headers);
+        LOGGER.info("[searchMinStopStations] from: {}, to: {}", fromStationId, toStationId);
         ResponseEntity<Response<ArrayList<Route>>> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes/" + fromStationId + "/" + toStationId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<ArrayList<Route>>>() {
-                });
-        ArrayList<Route> routeList = re.getBody().getData();
-        ArrayList<Integer> gapList = new ArrayList<>();
-        for (int i = 0; i < routeList.size(); i++) {
-            int indexStart = routeList.get(i).getStations().indexOf(fromStationId);
-            int indexEnd = routeList.get(i).getStations().indexOf(toStationId);
-            gapList.add(indexEnd - indexStart);
+                ROUTES_URL + fromStationId + "/" + toStationId, HttpMethod.GET, new HttpEntity<>(headers),
+                new ParameterizedTypeReference<Response<ArrayList<Route>>>() { });
+        List<Route> routes = re.getBody().getData();
+        if (routes == null) {
+            routes = Collections.emptyList();
         }
-        ArrayList<String> resultRoutes = new ArrayList<>();
-        int size = Math.min(5, routeList.size());
-        for (int i = 0; i < size; i++) {
-            int minIndex = 0;
-            int tempMinGap = Integer.MAX_VALUE;
-            for (int j = 0; j < gapList.size(); j++) {
-                if (gapList.get(j) < tempMinGap) {
-                    tempMinGap = gapList.get(j);
-                    minIndex = j;
-                }
-            }
-            resultRoutes.add(routeList.get(minIndex).getId());
-            routeList.remove(minIndex);
-            gapList.remove(minIndex);
+
+        List<Route> byStops = new ArrayList<>(routes);
+        byStops.sort(Comparator.comparingInt(r -> stopsBetween(r, fromStationId, toStationId)));
+        List<String> routeIds = new ArrayList<>();
+        for (Route route : byStops.subList(0, Math.min(MAX_PLANS, byStops.size()))) {
+            routeIds.add(route.getId());
         }
-        return new Response<>(1, "Success.", resultRoutes);
+        return new Response<>(1, "Success.", routeIds);
+    }
+
+    private static int stopsBetween(Route route, String fromStationId, String toStationId) {
+        List<String> stations = route.getStations();
+        return stations.indexOf(toStationId) - stations.indexOf(fromStationId);
+    }
+
+    private static float economyFare(TripResponse trip) {
+        return Float.parseFloat(trip.getPriceForEconomyClass());
+    }
+
+    private static RoutePlanResultUnit toUnit(TripResponse trip) {
+        RoutePlanResultUnit unit = new RoutePlanResultUnit();
+        unit.setTripId(trip.getTripId().toString());
+        unit.setTrainTypeId(trip.getTrainTypeId());
+        unit.setFromStationName(trip.getStartingStation());
+        unit.setToStationName(trip.getTerminalStation());
+        unit.setStartingTime(trip.getStartingTime());
+        unit.setEndTime(trip.getEndTime());
+        unit.setPriceForFirstClassSeat(trip.getPriceForConfortClass());
+        unit.setPriceForSecondClassSeat(trip.getPriceForEconomyClass());
+        return unit;
     }
 
     private String queryForStationId(String stationName, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<String>> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/id/" + stationName,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<String>>() {
-                });
+        ResponseEntity<Response<String>> re = restTemplate.exchange(STATION_ID_URL + stationName, HttpMethod.GET,
+                new HttpEntity<>(headers), new ParameterizedTypeReference<Response<String>>() { });
         return re.getBody().getData();
     }
 
-    private ArrayList<TripResponse> getTripFromHighSpeedTravelServive(TripInfo info, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(info, headers);
-        ResponseEntity<Response<ArrayList<TripResponse>>> re = restTemplate.exchange(
-                "http://ts-travel-service:12346/api/v1/travelservice/trips/left",
-                HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<ArrayList<TripResponse>>>() {
-                });
-        return re.getBody().getData();
+    private List<TripResponse> getTripFromHighSpeedTravelServive(TripInfo info, HttpHeaders headers) {
+        return leftTrips(HIGH_SPEED_TRIPS_URL, info, headers);
     }
 
-    private ArrayList<TripResponse> getTripFromNormalTrainTravelService(TripInfo info, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(info, headers);
-        ResponseEntity<Response<ArrayList<TripResponse>>> re = restTemplate.exchange(
-                "http://ts-travel2-service:16346/api/v1/travel2service/trips/left",
-                HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<ArrayList<TripResponse>>>() {
-                });
-        return re.getBody().getData();
+    private List<TripResponse> getTripFromNormalTrainTravelService(TripInfo info, HttpHeaders headers) {
+        return leftTrips(NORMAL_TRIPS_URL, info, headers);
+    }
+
+    private List<TripResponse> leftTrips(String url, TripInfo info, HttpHeaders headers) {
+        ResponseEntity<Response<ArrayList<TripResponse>>> re = restTemplate.exchange(url, HttpMethod.POST,
+                new HttpEntity<>(info, headers), new ParameterizedTypeReference<Response<ArrayList<TripResponse>>>() { });
+        Response<ArrayList<TripResponse>> body = re.getBody();
+        if (body == null || body.getData() == null) {
+            return Collections.emptyList();
+        }
+        return body.getData();
     }
 }

@@ -1,43 +1,28 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package plan.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import plan.entity.*;
-import java.util.ArrayList;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import plan.entity.RoutePlanInfo;
+import plan.entity.TripResponse;
 
-@RunWith(JUnit4.class)
+import java.util.ArrayList;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.when;
+
 public class RoutePlanServiceImplTest {
 
     @InjectMocks
@@ -46,24 +31,23 @@ public class RoutePlanServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     public void testSearchCheapestResultEmpty() {
+        Response<ArrayList<TripResponse>> noTrips = new Response<>(1, "Success", new ArrayList<>());
+        when(restTemplate.exchange(anyString(), any(HttpMethod.class), any(HttpEntity.class),
+                any(ParameterizedTypeReference.class)))
+                .thenReturn(new ResponseEntity<>(noTrips, HttpStatus.OK));
         RoutePlanInfo info = new RoutePlanInfo();
-        Response<ArrayList<TripResponse>> response = new Response<>(1, null, new ArrayList<>());
-        ResponseEntity<Response<ArrayList<TripResponse>>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
-        Assert.assertEquals(new Response<>(1, "Success", new ArrayList<>()), service.searchCheapestResult(info, headers));
+        info.setFormStationName("shanghai");
+        info.setToStationName("taiyuan");
+        assertEquals(new Response<>(1, "Success", new ArrayList<>()), service.searchCheapestResult(info, headers));
     }
 }

@@ -1,37 +1,25 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package route.service;
 
 import edu.fudan.common.util.Response;
-import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
-import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import route.entity.*;
+import route.entity.Route;
+import route.entity.RouteInfo;
 import route.repository.RouteRepository;
 
-@RunWith(JUnit4.class)
+import java.util.Optional;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class RouteServiceImplTest {
 
     @InjectMocks
@@ -40,16 +28,28 @@ public class RouteServiceImplTest {
     @Mock
     private RouteRepository routeRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testGetRouteByIdMissing() {
-        Mockito.when(routeRepository.findById(Mockito.anyString())).thenReturn(java.util.Optional.empty());
-        Assert.assertEquals(new Response<>(0, "No content with the routeId", null), service.getRouteById("route_id", headers));
+        when(routeRepository.findById(anyString())).thenReturn(Optional.empty());
+        assertEquals(new Response<>(0, "No content with the routeId", null), service.getRouteById("route-1", headers));
+    }
+
+    @Test
+    public void testCreateMismatch() {
+        RouteInfo info = new RouteInfo();
+        info.setStartStation("shanghai");
+        info.setEndStation("taiyuan");
+        info.setStationList("shanghai,nanjing,taiyuan");
+        info.setDistanceList("0,350");
+        assertEquals(new Response<>(0, "Station Number Not Equal To Distance Number", null),
+                service.createAndModify(info, headers));
+        verify(routeRepository, never()).save(any(Route.class));
     }
 }

@@ -1,38 +1,25 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package com.trainticket.service;
 
-import edu.fudan.common.util.Response;
-import org.junit.Assert;
-import org.junit.Before;
-import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
-import org.mockito.InjectMocks;
-import org.mockito.Mock;
-import org.mockito.Mockito;
-import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import com.trainticket.entity.*;
+import com.trainticket.entity.Payment;
 import com.trainticket.repository.AddMoneyRepository;
 import com.trainticket.repository.PaymentRepository;
+import edu.fudan.common.util.Response;
+import org.junit.Before;
+import org.junit.Test;
+import org.mockito.InjectMocks;
+import org.mockito.Mock;
+import org.mockito.MockitoAnnotations;
+import org.springframework.http.HttpHeaders;
 
-@RunWith(JUnit4.class)
+import java.util.Collections;
+
+import static org.junit.Assert.assertEquals;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
 public class PaymentServiceImplTest {
 
     @InjectMocks
@@ -44,17 +31,26 @@ public class PaymentServiceImplTest {
     @Mock
     private AddMoneyRepository addMoneyRepository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testPay() {
-        Payment info = new Payment();
-        Mockito.when(paymentRepository.findByOrderId(Mockito.anyString())).thenReturn(null);
-        Assert.assertEquals(new Response<>(1, "Pay Success", null), service.pay(info, headers));
+        Payment request = new Payment();
+        request.setOrderId("order-1");
+        request.setPrice("100.0");
+        when(paymentRepository.findByOrderId(anyString())).thenReturn(null);
+        assertEquals(new Response<>(1, "Pay Success", null), service.pay(request, headers));
+        verify(paymentRepository, times(1)).save(any(Payment.class));
+    }
+
+    @Test
+    public void testQueryNoContent() {
+        when(paymentRepository.findAll()).thenReturn(Collections.emptyList());
+        assertEquals(new Response<>(0, "No Content", null), service.query(headers));
     }
 }

@@ -1,29 +1,32 @@
-var express = require('express');
-var bodyParser = require('body-parser');
-var MongoClient = require('mongodb').MongoClient;
+const express = require('express');
+const bodyParser = require('body-parser');
+const { MongoClient } = require('mongodb');
+const PORT = 16108;
+const MONGO_URL = 'mongodb://ts-ticket-office-mongo:27017/ts';
+const DB_NAME = 'ts';
+const OFFICES = 'office';
 
-var app = express();
-var DB_URL = 'mongodb://ts-ticket-office-mongo:27017/ts';
-var COLLECTION = 'office';
-
+const app = express();
 app.use(bodyParser.json());
 app.use(bodyParser.urlencoded({ extended: true }));
 
-function withCollection (res, fn) {
-  MongoClient.connect(DB_URL, { useNewUrlParser: true }, function (err, client) {
+// Opens a client for one request; the handler calls release() once its query has answered.
+function useOffices (res, work) {
+  MongoClient.connect(MONGO_URL, { useNewUrlParser: true }, (err, client) => {
     if (err) {
-      console.log('[ticket-office] mongo connect failed: ' + err.message);
+      console.log(`[ticket-office] cannot reach mongo: ${err.message}`);
       res.status(500).json({ status: 0, msg: 'database unavailable', data: null });
       return;
     }
-    fn(client.db('ts').collection(COLLECTION), function () { client.close(); });
+    const release = () => client.close();
+    work(client.db(DB_NAME).collection(OFFICES), release);
   });
 }
 
-app.get('/office/getRegionList', function (req, res) {
-  withCollection(res, function (col, done) {
-    col.distinct('province', {}, function (err, provinces) {
-      done();
+app.get('/office/getRegionList', (req, res) => {
+  useOffices(res, (offices, release) => {
+    offices.distinct('province', {}, (err, provinces) => {
+      release();
       if (err) {
         res.status(500).json({ status: 0, msg: err.message, data: null });
         return;
@@ -33,49 +36,50 @@ app.get('/office/getRegionList', function (req, res) {
   });
 });
 
-app.get('/office/getAll', function (req, res) {
-  withCollection(res, function (col, done) {
-    col.find({}).toArray(function (err, offices) {
-      done();
+function sendOffices (res, filter) {
+  useOffices(res, (offices, release) => {
+    offices.find(filter).toArray((err, found) => {
+      release();
       if (err) {
         res.status(500).json({ status: 0, msg: err.message, data: null });
         return;
       }
-      res.json({ status: 1, msg: 'success', data: offices });
+      res.json({ status: 1, msg: 'success', data: found });
     });
   });
+}
+
+app.get('/office/getAll', (req, res) => {
+  sendOffices(res, {});
 });
 
-app.post('/office/getSpecificOffices', function (req, res) {
-  var query = { province: req.body.province, city: req.body.city, region: req.body.region };
-  withCollection(res, function (col, done) {
-    col.find(query).toArray(function (err, offices) {
-      done();
-      if (err) {
-        res.status(500).json({ status: 0, msg: err.message, data: null });
-        return;
-      }
-      res.json({ status: 1, msg: 'success', data: offices });
-    });
-  });
+app.post('/office/getSpecificOffices', (req, res) => {
+  const { province, city, region } = req.body;
+  sendOffices(res, { province, city, region });
 });
 
-app.post('/office/addOffice', function (req, res) {
-  var office = req.body.office;
+app.post('/office/addOffice', (req, res) => {
+  const office = req.body.office;
   if (!office || !office.name) {
     res.status(400).json({ status: 0, msg: 'office name required', data: null });
     return;
   }
-  withCollection(res, function (col, done) {
-    col.insertOne(office, function (err) {
-      done();
-      res.json({ status: err ? 0 : 1, msg: err ? err.message : 'success', data: null });
+  useOffices(res, (offices, release) => {
+    offices.insertOne(office, (err) => {
+      release();
+      if (err) {
+        res.json({ status: 0, msg: err.message, data: null });
+        return;
+      }
+      res.json({ status: 1, msg: 'success', data: null });
     });
   });
 });
 
-var server = app.listen(16108, function () {
-  console.log('ticket office service listening on port ' + server.address().port);
-});
+if (require.main === module) {
+  const server = app.listen(PORT, () => {
+    console.log(`ticket office service listening on port ${server.address().port}`);
+  });
+}
 
 module.exports = app;

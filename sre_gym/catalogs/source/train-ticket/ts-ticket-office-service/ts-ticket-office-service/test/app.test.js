@@ -1,17 +1,17 @@
-var assert = require('assert');
-var request = require('supertest');
-var app = require('../app');
+const assert = require('assert');
+const request = require('supertest');
+const app = require('../app');
 
-describe('POST /office/addOffice', function () {
-  it('rejects offices without a name', function (done) {
-    request(app)
-      .post('/office/addOffice')
-      .send({ office: {} })
-      .expect(400)
-      .end(function (err, res) {
-        if (err) return done(err);
-        assert.strictEqual(res.body.msg, 'office name required');
-        done();
-      });
+describe('POST /office/addOffice', () => {
+  it('rejects an office without a name', async () => {
+    const res = await request(app).post('/office/addOffice').send({ office: { city: 'Shanghai' } });
+    assert.strictEqual(res.status, 400);
+    assert.strictEqual(res.body.status, 0);
+    assert.strictEqual(res.body.msg, 'office name required');
+  });
+
+  it('rejects a request without an office', async () => {
+    const res = await request(app).post('/office/addOffice').send({});
+    assert.strictEqual(res.status, 400);
   });
 });

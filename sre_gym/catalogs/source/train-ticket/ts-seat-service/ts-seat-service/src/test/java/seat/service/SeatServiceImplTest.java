@@ -1,71 +1,79 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package seat.service;
 
 import edu.fudan.common.util.Response;
 import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
 import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import seat.entity.*;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import seat.entity.Config;
+import seat.entity.LeftTicketInfo;
+import seat.entity.Seat;
 
-@RunWith(JUnit4.class)
+import java.util.Arrays;
+
 public class SeatServiceImplTest {
 
     @InjectMocks
-    private SeatServiceImpl service;
+    private SeatServiceImpl seatService;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private void soldTicketsReply(LeftTicketInfo info) {
+        ResponseEntity<Response<LeftTicketInfo>> reply =
+                new ResponseEntity<>(new Response<>(1, "ok", info), HttpStatus.OK);
+        Mockito.when(restTemplate.exchange(Mockito.contains("tickets"), Mockito.eq(HttpMethod.POST),
+                Mockito.any(HttpEntity.class), Mockito.any(ParameterizedTypeReference.class))).thenReturn(reply);
     }
 
     @Test
     public void testDistributeSeatWithoutSoldTickets() {
-        Seat seat = new Seat();
-        seat.setTrainNumber("G1234");
-        seat.setTotalNum(10);
-        Response<LeftTicketInfo> response = new Response<>(1, null, null);
-        ResponseEntity<Response<LeftTicketInfo>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
-        Response result = service.distributeSeat(seat, headers);
+        soldTicketsReply(null);
+        Seat request = new Seat();
+        request.setTrainNumber("G1234");
+        request.setTotalNum(10);
+
+        Response result = seatService.distributeSeat(request, headers);
+
         Assert.assertEquals("Use a new seat number!", result.getMsg());
+    }
+
+    @Test
+    public void testGetLeftTicketOfInterval() {
+        soldTicketsReply(null);
+        Config proportion = new Config();
+        proportion.setValue("0.5");
+        ResponseEntity<Response<Config>> configReply =
+                new ResponseEntity<>(new Response<>(1, "ok", proportion), HttpStatus.OK);
+        Mockito.when(restTemplate.exchange(Mockito.contains("configservice"), Mockito.eq(HttpMethod.GET),
+                Mockito.any(HttpEntity.class), Mockito.any(ParameterizedTypeReference.class))).thenReturn(configReply);
+        Seat request = new Seat();
+        request.setTrainNumber("D1345");
+        request.setTotalNum(100);
+        request.setStations(Arrays.asList("shanghai", "suzhou", "nanjing"));
+        request.setStartStation("shanghai");
+        request.setDestStation("nanjing");
+
+        Response result = seatService.getLeftTicketOfInterval(request, headers);
+
+        Assert.assertEquals("Get Left Ticket of Internal Success", result.getMsg());
+        Assert.assertEquals(50, result.getData());
     }
 }

@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package security.service;
 
 import edu.fudan.common.util.Response;
@@ -28,17 +11,27 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import security.entity.*;
-import security.repository.*;
-import java.util.ArrayList;
+import security.entity.OrderSecurity;
+import security.entity.SecurityConfig;
+import security.repository.SecurityRepository;
+
 import java.util.Date;
 import java.util.UUID;
 
 /**
- * @author fdse
+ * Anti-scalping check run before a ticket is reserved: an account may not place more orders in
+ * the last hour, or hold more unused orders, than the limits stored as security configs.
  */
 @Service
 public class SecurityServiceImpl implements SecurityService {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(SecurityServiceImpl.class);
+
+    private static final String MAX_ORDERS_IN_ONE_HOUR = "max_order_1_hour";
+    private static final String MAX_UNUSED_ORDERS = "max_order_not_use";
+
+    private static final ParameterizedTypeReference<Response<OrderSecurity>> ORDER_SECURITY =
+            new ParameterizedTypeReference<Response<OrderSecurity>>() { };
 
     @Autowired
     private SecurityRepository securityRepository;
@@ -46,71 +39,61 @@ public class SecurityServiceImpl implements SecurityService {
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(SecurityServiceImpl.class);
-
     @Override
     public Response check(String accountId, HttpHeaders headers) {
-        //1.Get the orders in the past one hour and the total effective votes
-        SecurityServiceImpl.LOGGER.info("[check] Security check, accountId: {}", accountId);
-        OrderSecurity orderResult = getSecurityOrderInfoFromOrder(new Date(), accountId, headers);
-        OrderSecurity orderOtherResult = getSecurityOrderOtherInfoFromOrder(new Date(), accountId, headers);
-        int orderInOneHour = orderOtherResult.getOrderNumInLastOneHour() + orderResult.getOrderNumInLastOneHour();
-        int totalValidOrder = orderOtherResult.getOrderNumOfValidOrder() + orderResult.getOrderNumOfValidOrder();
-        //2. get critical configuration information
-        SecurityConfig configMaxInHour = securityRepository.findByName("max_order_1_hour");
-        SecurityConfig configMaxNotUse = securityRepository.findByName("max_order_not_use");
-        SecurityServiceImpl.LOGGER.info("[check] Max in 1 hour: {}, Max not used: {}", configMaxInHour.getValue(), configMaxNotUse.getValue());
-        int oneHourLine = Integer.parseInt(configMaxInHour.getValue());
-        int totalValidLine = Integer.parseInt(configMaxNotUse.getValue());
-        if (orderInOneHour > oneHourLine || totalValidOrder > totalValidLine) {
-            SecurityServiceImpl.LOGGER.warn("[check] Check Security Fail, AccountId: {}", accountId);
+        LOGGER.info("[check] Security check, accountId: {}", accountId);
+        Date now = new Date();
+        OrderSecurity highSpeed = getSecurityOrderInfoFromOrder(now, accountId, headers);
+        OrderSecurity other = getSecurityOrderOtherInfoFromOrder(now, accountId, headers);
+        int recentOrders = highSpeed.getOrderNumInLastOneHour() + other.getOrderNumInLastOneHour();
+        int unusedOrders = highSpeed.getOrderNumOfValidOrder() + other.getOrderNumOfValidOrder();
+
+        SecurityConfig hourLimit = securityRepository.findByName(MAX_ORDERS_IN_ONE_HOUR);
+        SecurityConfig unusedLimit = securityRepository.findByName(MAX_UNUSED_ORDERS);
+        LOGGER.info("[check] Max in 1 hour: {}, Max not used: {}", hourLimit.getValue(), unusedLimit.getValue());
+        int maxRecent = Integer.parseInt(hourLimit.getValue().trim());
+        int maxUnused = Integer.parseInt(unusedLimit.getValue().trim());
+
+        if (recentOrders > maxRecent || unusedOrders > maxUnused) {
+            LOGGER.warn("[check] Check Security Fail, AccountId: {}", accountId);
             return new Response<>(0, "Too much order in last one hour or too much valid order", accountId);
-        } else {
-            return new Response<>(1, "Success.r", accountId);
         }
+        return new Response<>(1, "Success.r", accountId);
     }
 
     @Override
     public Response addNewSecurityConfig(SecurityConfig info, HttpHeaders headers) {
-        SecurityConfig sc = securityRepository.findByName(info.getName());
-        if (sc != null) {
+        if (securityRepository.findByName(info.getName()) != null) {
             return new Response<>(0, "Security Config Already Exist", null);
-        } else {
-            SecurityConfig config = new SecurityConfig();
-            config.setId(UUID.randomUUID());
-            config.setName(info.getName());
-            config.setValue(info.getValue());
-            config.setDescription(info.getDescription());
-            securityRepository.save(config);
-            return new Response<>(1, "Success", config);
         }
+        SecurityConfig created = new SecurityConfig();
+        created.setId(UUID.randomUUID());
+        created.setName(info.getName());
+        created.setValue(info.getValue());
+        created.setDescription(info.getDescription());
+        securityRepository.save(created);
+        return new Response<>(1, "Success", created);
     }
 
     private OrderSecurity getSecurityOrderInfoFromOrder(Date checkDate, String accountId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<OrderSecurity>> re = restTemplate.exchange(
-                "http://ts-order-service:12031/api/v1/orderservice/order/security/" + checkDate + "/" + accountId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<OrderSecurity>>() {
-                });
-        Response<OrderSecurity> response = re.getBody();
-        OrderSecurity result = response.getData();
-        SecurityServiceImpl.LOGGER.info("[getSecurityOrderInfoFromOrder] Last One Hour: {}, Total Valid Order: {}", result.getOrderNumInLastOneHour(), result.getOrderNumOfValidOrder());
-        return result;
+        String url = "http://ts-order-service:12031/api/v1/orderservice/order/security/" + checkDate + "/" + accountId;
+        ResponseEntity<Response<OrderSecurity>> reply =
+                restTemplate.exchange(url, HttpMethod.GET, new HttpEntity<>(headers), ORDER_SECURITY);
+        return unwrap("getSecurityOrderInfoFromOrder", reply);
     }
 
     private OrderSecurity getSecurityOrderOtherInfoFromOrder(Date checkDate, String accountId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<OrderSecurity>> re = restTemplate.exchange(
-                "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/security/" + checkDate + "/" + accountId,
-                HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<OrderSecurity>>() {
-                });
-        Response<OrderSecurity> response = re.getBody();
-        OrderSecurity result = response.getData();
-        SecurityServiceImpl.LOGGER.info("[getSecurityOrderOtherInfoFromOrder] Last One Hour: {}, Total Valid Order: {}", result.getOrderNumInLastOneHour(), result.getOrderNumOfValidOrder());
-        return result;
+        String url = "http://ts-order-other-service:12032/api/v1/orderOtherService/orderOther/security/"
+                + checkDate + "/" + accountId;
+        ResponseEntity<Response<OrderSecurity>> reply =
+                restTemplate.exchange(url, HttpMethod.GET, new HttpEntity<>(headers), ORDER_SECURITY);
+        return unwrap("getSecurityOrderOtherInfoFromOrder", reply);
+    }
+
+    private static OrderSecurity unwrap(String caller, ResponseEntity<Response<OrderSecurity>> reply) {
+        OrderSecurity stats = reply.getBody().getData();
+        LOGGER.info("[{}] Last One Hour: {}, Total Valid Order: {}",
+                caller, stats.getOrderNumInLastOneHour(), stats.getOrderNumOfValidOrder());
+        return stats;
     }
 }

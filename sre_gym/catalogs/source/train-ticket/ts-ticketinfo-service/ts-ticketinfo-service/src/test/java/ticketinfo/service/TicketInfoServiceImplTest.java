@@ -1,66 +1,74 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package ticketinfo.service;
 
 import edu.fudan.common.util.Response;
 import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
 import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import ticketinfo.entity.*;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import ticketinfo.entity.Travel;
+import ticketinfo.entity.Trip;
+import ticketinfo.entity.TripId;
 
-@RunWith(JUnit4.class)
 public class TicketInfoServiceImplTest {
 
     @InjectMocks
-    private TicketInfoServiceImpl service;
+    private TicketInfoServiceImpl ticketInfoService;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testQueryForStationId() {
-        Response response = new Response<>(1, "Success", "shanghai");
-        ResponseEntity<Response> re = new ResponseEntity<>(response, HttpStatus.OK);
+        Response expected = new Response<>(1, "Success", "nanjing");
         Mockito.when(restTemplate.exchange(
-                "http://ts-basic-service:15680/api/v1/basicservice/basic/shanghai",
-                HttpMethod.GET,
-                new HttpEntity(headers),
-                Response.class)).thenReturn(re);
-        Assert.assertEquals(response, service.queryForStationId("shanghai", headers));
+                Mockito.eq("http://ts-basic-service:15680/api/v1/basicservice/basic/Nanjing"),
+                Mockito.eq(HttpMethod.GET),
+                Mockito.any(HttpEntity.class),
+                Mockito.eq(Response.class))).thenReturn(new ResponseEntity<>(expected, HttpStatus.OK));
+
+        Assert.assertEquals(expected, ticketInfoService.queryForStationId("Nanjing", headers));
+    }
+
+    @Test
+    public void testQueryForTravel() {
+        Trip trip = new Trip();
+        trip.setTripId(new TripId("G1234"));
+        Travel travel = new Travel();
+        travel.setTrip(trip);
+        Response expected = new Response<>(1, "Success", null);
+        Mockito.when(restTemplate.exchange(
+                Mockito.eq("http://ts-basic-service:15680/api/v1/basicservice/basic/travel"),
+                Mockito.eq(HttpMethod.POST),
+                Mockito.any(HttpEntity.class),
+                Mockito.eq(Response.class))).thenReturn(new ResponseEntity<>(expected, HttpStatus.OK));
+
+        Assert.assertEquals(expected, ticketInfoService.queryForTravel(travel, headers));
+    }
+
+    @Test
+    public void testEmptyReplyBecomesFailure() {
+        Mockito.when(restTemplate.exchange(Mockito.anyString(), Mockito.any(HttpMethod.class),
+                Mockito.any(HttpEntity.class), Mockito.eq(Response.class)))
+                .thenReturn(new ResponseEntity<>(HttpStatus.NO_CONTENT));
+
+        Response result = ticketInfoService.queryForStationId("Nanjing", headers);
+
+        Assert.assertEquals(0, result.getStatus().intValue());
     }
 }

@@ -1,62 +1,59 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package train.service;
 
-import edu.fudan.common.util.Response;
 import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
+import org.mockito.ArgumentCaptor;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
 import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import train.entity.*;
+import train.entity.TrainType;
 import train.repository.TrainTypeRepository;
 
-@RunWith(JUnit4.class)
+import java.util.Optional;
+
 public class TrainServiceImplTest {
 
     @InjectMocks
-    private TrainServiceImpl service;
+    private TrainServiceImpl trainService;
 
     @Mock
     private TrainTypeRepository repository;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testRetrieveMissing() {
-        Mockito.when(repository.findById(Mockito.anyString())).thenReturn(java.util.Optional.empty());
-        Assert.assertNull(service.retrieve("id", headers));
+        Mockito.when(repository.findById("no-such-type")).thenReturn(Optional.empty());
+
+        Assert.assertNull(trainService.retrieve("no-such-type", headers));
     }
 
     @Test
     public void testCreate() {
-        TrainType trainType = new TrainType("GaoTieOne", 1000, 250);
-        Mockito.when(repository.findByName("GaoTieOne")).thenReturn(null);
-        Assert.assertTrue(service.create(trainType, headers));
+        TrainType dongChe = new TrainType("DongCheOne", 800, 120, 200);
+        Mockito.when(repository.findByName("DongCheOne")).thenReturn(null);
+
+        Assert.assertTrue(trainService.create(dongChe, headers));
+
+        ArgumentCaptor<TrainType> saved = ArgumentCaptor.forClass(TrainType.class);
+        Mockito.verify(repository).save(saved.capture());
+        Assert.assertEquals(200, saved.getValue().getAverageSpeed());
+    }
+
+    @Test
+    public void testCreateDuplicate() {
+        TrainType existing = new TrainType("DongCheOne", 800, 120, 200);
+        Mockito.when(repository.findByName("DongCheOne")).thenReturn(existing);
+
+        Assert.assertFalse(trainService.create(existing, headers));
+        Mockito.verify(repository, Mockito.never()).save(Mockito.any(TrainType.class));
     }
 }

@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package travelplan.service;
 
 import edu.fudan.common.util.Response;
@@ -28,112 +11,119 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import travelplan.entity.*;
+import travelplan.entity.RoutePlanInfo;
+import travelplan.entity.RoutePlanResultUnit;
+import travelplan.entity.Seat;
+import travelplan.entity.SeatClass;
+import travelplan.entity.TravelAdvanceResultUnit;
+import travelplan.entity.TripInfo;
+
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Date;
 import java.util.List;
 
 /**
- * @author fdse
+ * Builds travel plans: asks ts-route-plan-service for candidate trips, then completes each one
+ * with the names of its stops and the number of seats still free in both classes.
  */
 @Service
 public class TravelPlanServiceImpl implements TravelPlanService {
 
+    private static final Logger LOGGER = LoggerFactory.getLogger(TravelPlanServiceImpl.class);
+
+    private static final int PLAN_COUNT = 5;
+    private static final String CHEAPEST_ROUTE_URL =
+            "http://ts-route-plan-service:14578/api/v1/routeplanservice/routePlan/cheapestRoute";
+    private static final String LEFT_TICKETS_URL = "http://ts-seat-service:18898/api/v1/seatservice/seats/left_tickets";
+    private static final String STATION_ID_URL = "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo/";
+    private static final String STATION_NAMES_URL = "http://ts-station-service:12345/api/v1/stationservice/stations/namelist";
+
     @Autowired
     private RestTemplate restTemplate;
 
-    private static final Logger LOGGER = LoggerFactory.getLogger(TravelPlanServiceImpl.class);
-
     @Override
     public Response getCheapest(TripInfo info, HttpHeaders headers) {
-        RoutePlanInfo routePlanInfo = new RoutePlanInfo();
-        routePlanInfo.setNum(5);
-        routePlanInfo.setFormStationName(info.getStartingPlace());
-        routePlanInfo.setToStationName(info.getEndPlace());
-        routePlanInfo.setTravelDate(info.getDepartureTime());
-        ArrayList<RoutePlanResultUnit> routePlanResultUnits = getRoutePlanResultCheapest(routePlanInfo, headers);
+        RoutePlanInfo query = new RoutePlanInfo();
+        query.setNum(PLAN_COUNT);
+        query.setFormStationName(info.getStartingPlace());
+        query.setToStationName(info.getEndPlace());
+        query.setTravelDate(info.getDepartureTime());
 
-        if (routePlanResultUnits != null && !routePlanResultUnits.isEmpty()) {
-            ArrayList<TravelAdvanceResultUnit> lists = new ArrayList<>();
-            for (int i = 0; i < routePlanResultUnits.size(); i++) {
-                RoutePlanResultUnit tempUnit = routePlanResultUnits.get(i);
-                TravelAdvanceResultUnit newUnit = new TravelAdvanceResultUnit();
-                newUnit.setTripId(tempUnit.getTripId());
-                newUnit.setTrainTypeId(tempUnit.getTrainTypeId());
-                newUnit.setFromStationName(tempUnit.getFromStationName());
-                newUnit.setToStationName(tempUnit.getToStationName());
-
-                List<String> stops = transferStationIdToStationName(tempUnit.getStopStations(), headers);
-                newUnit.setStopStations(stops);
-
-                newUnit.setPriceForFirstClassSeat(tempUnit.getPriceForFirstClassSeat());
-                newUnit.setPriceForSecondClassSeat(tempUnit.getPriceForSecondClassSeat());
-                newUnit.setStartingTime(tempUnit.getStartingTime());
-                newUnit.setEndTime(tempUnit.getEndTime());
-                int first = getRestTicketNumber(info.getDepartureTime(), tempUnit.getTripId(),
-                        tempUnit.getFromStationName(), tempUnit.getToStationName(), SeatClass.FIRSTCLASS.getCode(), headers);
-                int second = getRestTicketNumber(info.getDepartureTime(), tempUnit.getTripId(),
-                        tempUnit.getFromStationName(), tempUnit.getToStationName(), SeatClass.SECONDCLASS.getCode(), headers);
-                newUnit.setNumberOfRestTicketFirstClass(first);
-                newUnit.setNumberOfRestTicketSecondClass(second);
-                lists.add(newUnit);
-            }
-            return new Response<>(1, "Success", lists);
-        } else {
-            TravelPlanServiceImpl.LOGGER.warn("[getCheapest] Cannot get Route Plan Result Cheapest, start: {}", info.getStartingPlace());
+        List<RoutePlanResultUnit> plans = getRoutePlanResultCheapest(query, headers);
+        if (plans == null || plans.isEmpty()) {
+            LOGGER.warn("[getCheapest] Cannot get Route Plan Result Cheapest, start: {}", info.getStartingPlace());
             return new Response<>(0, "Cannot Find", null);
         }
+
+        Date date = info.getDepartureTime();
+        List<TravelAdvanceResultUnit> results = new ArrayList<>(plans.size());
+        for (RoutePlanResultUnit plan : plans) {
+            TravelAdvanceResultUnit unit = new TravelAdvanceResultUnit();
+            unit.setTripId(plan.getTripId());
+            unit.setTrainTypeId(plan.getTrainTypeId());
+            unit.setFromStationName(plan.getFromStationName());
+            unit.setToStationName(plan.getToStationName());
+            unit.setStopStations(transferStationIdToStationName(plan.getStopStations(), headers));
+            unit.setPriceForFirstClassSeat(plan.getPriceForFirstClassSeat());
+            unit.setPriceForSecondClassSeat(plan.getPriceForSecondClassSeat());
+            unit.setStartingTime(plan.getStartingTime());
+            unit.setEndTime(plan.getEndTime());
+            unit.setNumberOfRestTicketFirstClass(getRestTicketNumber(date, plan.getTripId(),
+                    plan.getFromStationName(), plan.getToStationName(), SeatClass.FIRSTCLASS.getCode(), headers));
+            unit.setNumberOfRestTicketSecondClass(getRestTicketNumber(date, plan.getTripId(),
+                    plan.getFromStationName(), plan.getToStationName(), SeatClass.SECONDCLASS.getCode(), headers));
+            results.add(unit);
+        }
+        return new Response<>(1, "Success", results);
     }
 
-    private int getRestTicketNumber(Date travelDate, String trainNumber, String startStationName, String endStationName, int seatType, HttpHeaders headers) {
-        Seat seatRequest = new Seat();
-        String fromId = queryForStationId(startStationName, headers);
-        String toId = queryForStationId(endStationName, headers);
-        seatRequest.setDestStation(toId);
-        seatRequest.setStartStation(fromId);
-        seatRequest.setTrainNumber(trainNumber);
-        seatRequest.setTravelDate(travelDate);
-        seatRequest.setSeatType(seatType);
-        HttpEntity requestEntity = new HttpEntity(seatRequest, headers);
-        ResponseEntity<Response<Integer>> re = restTemplate.exchange(
-                "http://ts-seat-service:18898/api/v1/seatservice/seats/left_tickets",
+    private int getRestTicketNumber(Date travelDate, String trainNumber, String startStationName,
+                                    String endStationName, int seatType, HttpHeaders headers) {
+        Seat seat = new Seat();
+        seat.setTravelDate(travelDate);
+        seat.setTrainNumber(trainNumber);
+        seat.setStartStation(queryForStationId(startStationName, headers));
+        seat.setDestStation(queryForStationId(endStationName, headers));
+        seat.setSeatType(seatType);
+        Integer left = dataOf(restTemplate.exchange(
+                LEFT_TICKETS_URL,
                 HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Integer>>() {
-                });
-        return re.getBody().getData();
+                new HttpEntity<>(seat, headers),
+                new ParameterizedTypeReference<Response<Integer>>() { }));
+        return left == null ? 0 : left;
     }
 
-    private ArrayList<RoutePlanResultUnit> getRoutePlanResultCheapest(RoutePlanInfo info, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(info, headers);
-        ResponseEntity<Response<ArrayList<RoutePlanResultUnit>>> re = restTemplate.exchange(
-                "http://ts-route-plan-service:14578/api/v1/routeplanservice/routePlan/cheapestRoute",
+    private List<RoutePlanResultUnit> getRoutePlanResultCheapest(RoutePlanInfo info, HttpHeaders headers) {
+        return dataOf(restTemplate.exchange(
+                CHEAPEST_ROUTE_URL,
                 HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<ArrayList<RoutePlanResultUnit>>>() {
-                });
-        return re.getBody().getData();
+                new HttpEntity<>(info, headers),
+                new ParameterizedTypeReference<Response<List<RoutePlanResultUnit>>>() { }));
     }
 
     private String queryForStationId(String stationName, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(headers);
-        ResponseEntity<Response<String>> re = restTemplate.exchange(
-                "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo/" + stationName,
+        return dataOf(restTemplate.exchange(
+                STATION_ID_URL + stationName,
                 HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<String>>() {
-                });
-        return re.getBody().getData();
+                new HttpEntity<>(headers),
+                new ParameterizedTypeReference<Response<String>>() { }));
     }
 
-    private List<String> transferStationIdToStationName(ArrayList<String> stations, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(stations, headers);
-        ResponseEntity<Response<List<String>>> re = restTemplate.exchange(
-                "http://ts-station-service:12345/api/v1/stationservice/stations/namelist",
+    private List<String> transferStationIdToStationName(List<String> stationIds, HttpHeaders headers) {
+        if (stationIds == null || stationIds.isEmpty()) {
+            return Collections.emptyList();
+        }
+        List<String> names = dataOf(restTemplate.exchange(
+                STATION_NAMES_URL,
                 HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<List<String>>>() {
-                });
-        return re.getBody().getData();
+                new HttpEntity<>(stationIds, headers),
+                new ParameterizedTypeReference<Response<List<String>>>() { }));
+        return names == null ? Collections.emptyList() : names;
+    }
+
+    private static <T> T dataOf(ResponseEntity<Response<T>> reply) {
+        Response<T> body = reply.getBody();
+        return body == null ? null : body.getData();
     }
 }

@@ -1,69 +1,62 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package travelplan.service;
 
 import edu.fudan.common.util.Response;
 import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
 import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
-import org.springframework.http.HttpHeaders;
-import travelplan.entity.*;
-import java.util.ArrayList;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestTemplate;
+import travelplan.entity.RoutePlanResultUnit;
+import travelplan.entity.TripInfo;
 
-@RunWith(JUnit4.class)
+import java.util.Collections;
+import java.util.List;
+
 public class TravelPlanServiceImplTest {
 
     @InjectMocks
-    private TravelPlanServiceImpl service;
+    private TravelPlanServiceImpl travelPlanService;
 
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
+    }
+
+    private void routePlanReply(ResponseEntity<Response<List<RoutePlanResultUnit>>> reply) {
+        Mockito.when(restTemplate.exchange(Mockito.contains("cheapestRoute"), Mockito.eq(HttpMethod.POST),
+                Mockito.any(HttpEntity.class), Mockito.any(ParameterizedTypeReference.class))).thenReturn(reply);
     }
 
     @Test
     public void testGetCheapestCannotFind() {
-        TripInfo info = new TripInfo();
-        Response<ArrayList<RoutePlanResultUnit>> response = new Response<>(1, null, new ArrayList<>());
-        ResponseEntity<Response<ArrayList<RoutePlanResultUnit>>> re = new ResponseEntity<>(response, HttpStatus.OK);
-        Mockito.when(restTemplate.exchange(
-                Mockito.anyString(),
-                Mockito.any(HttpMethod.class),
-                Mockito.any(HttpEntity.class),
-                Mockito.any(ParameterizedTypeReference.class)))
-                .thenReturn(re);
-        Assert.assertEquals(new Response<>(0, "Cannot Find", null), service.getCheapest(info, headers));
+        List<RoutePlanResultUnit> none = Collections.emptyList();
+        routePlanReply(new ResponseEntity<>(new Response<>(1, "Success", none), HttpStatus.OK));
+
+        Response result = travelPlanService.getCheapest(new TripInfo(), headers);
+
+        Assert.assertEquals(new Response<>(0, "Cannot Find", null), result);
+    }
+
+    @Test
+    public void testGetCheapestWithoutReplyBody() {
+        routePlanReply(new ResponseEntity<>(HttpStatus.SERVICE_UNAVAILABLE));
+
+        Response result = travelPlanService.getCheapest(new TripInfo(), headers);
+
+        Assert.assertEquals("Cannot Find", result.getMsg());
     }
 }

@@ -1,20 +1,3 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package travel.service;
 
 import edu.fudan.common.util.Response;
@@ -28,15 +11,47 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestTemplate;
-import travel.entity.*;
-import travel.repository.*;
-import java.util.*;
+import travel.entity.Route;
+import travel.entity.Seat;
+import travel.entity.SeatClass;
+import travel.entity.SoldTicket;
+import travel.entity.TrainType;
+import travel.entity.Travel;
+import travel.entity.TravelResult;
+import travel.entity.Trip;
+import travel.entity.TripId;
+import travel.entity.TripInfo;
+import travel.entity.TripResponse;
+import travel.repository.TripRepository;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * @author fdse
+ * Trip search of this travel service: a trip matches when its route passes the requested
+ * boarding station before the requested destination. Each match is priced by ts-ticketinfo-service,
+ * its free seats come from ts-seat-service and its sold tickets from the order service.
  */
 @Service
 public class TravelServiceImpl implements TravelService {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(TravelServiceImpl.class);
+
+    private static final String SUCCESS = "Success";
+    private static final String TICKETINFO_URL = "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo";
+    private static final String SOLD_TICKETS_URL = "http://ts-order-service:12031/api/v1/orderservice/order/";
+    private static final String TRAIN_URL = "http://ts-train-service:14567/api/v1/trainservice/trains/";
+    private static final String ROUTE_URL = "http://ts-route-service:11178/api/v1/routeservice/routes/";
+    private static final String LEFT_TICKETS_URL = "http://ts-seat-service:18898/api/v1/seatservice/seats/left_tickets";
+
+    private static final int FIRST_CLASS_SEATS = 250;
+    private static final int SECOND_CLASS_SEATS = 1000;
+    private static final int WHOLE_ROUTE_SEATS = 50;
 
     @Autowired
     private TripRepository repository;
@@ -44,189 +59,159 @@ public class TravelServiceImpl implements TravelService {
     @Autowired
     private RestTemplate restTemplate;
 
-    String success = "Success";
-
-    private static final Logger LOGGER = LoggerFactory.getLogger(TravelServiceImpl.class);
-
     @Override
     public Response query(TripInfo info, HttpHeaders headers) {
-        //Gets the start and arrival stations of the train number to query. The originating and terminating stations received here are both station names, so two requests need to be sent to convert the station names to station ids
-        String startingPlaceName = info.getStartingPlace();
-        String endPlaceName = info.getEndPlace();
-        String startingPlaceId = queryForStationId(startingPlaceName, headers);
-        String endPlaceId = queryForStationId(endPlaceName, headers);
+        String from = info.getStartingPlace();
+        String to = info.getEndPlace();
+        Date date = info.getDepartureTime();
+        // routes list their stations by id, requests name them
+        String fromId = queryForStationId(from, headers);
+        String toId = queryForStationId(to, headers);
 
-        //This is the final result
         List<TripResponse> list = new ArrayList<>();
-
-        //Check all train info
-        List<Trip> allTripList = repository.findAll();
-        for (Trip tempTrip : allTripList) {
-            //Get the detailed route list of this train
-            Route tempRoute = getRouteByRouteId(tempTrip.getRouteId(), headers);
-            //Check the route list for this train. Check that the required start and arrival stations are in the list of stops that are not on the route, and check that the location of the start station is before the stop
-            //Trains that meet the above criteria are added to the return list
-            if (tempRoute.getStations().contains(startingPlaceId) &&
-                    tempRoute.getStations().contains(endPlaceId) &&
-                    tempRoute.getStations().indexOf(startingPlaceId) < tempRoute.getStations().indexOf(endPlaceId)) {
-                TripResponse response = getTickets(tempTrip, tempRoute, startingPlaceId, endPlaceId, startingPlaceName, endPlaceName, info.getDepartureTime(), headers);
-                if (response == null) {
-                    TravelServiceImpl.LOGGER.warn("[query] Query trip error.Tickets not found, start: {}, end: {}, time: {}", startingPlaceName, endPlaceName, info.getDepartureTime());
-                    return new Response<>(0, "No Trip info content", null);
-                }
-                list.add(response);
+        for (Trip trip : repository.findAll()) {
+            Route route = getRouteByRouteId(trip.getRouteId(), headers);
+            if (route == null || !passesInOrder(route.getStations(), fromId, toId)) {
+                continue;
             }
+            TripResponse response = getTickets(trip, route, fromId, toId, from, to, date, headers);
+            if (response == null) {
+                LOGGER.warn("[query] Query trip error.Tickets not found, start: {}, end: {}, time: {}", from, to, date);
+                return new Response<>(0, "No Trip info content", null);
+            }
+            list.add(response);
         }
-        return new Response<>(1, success, list);
+        return new Response<>(1, SUCCESS, list);
     }
 
-    private TripResponse getTickets(Trip trip, Route route, String startingPlaceId, String endPlaceId, String startingPlaceName, String endPlaceName, Date departureTime, HttpHeaders headers) {
-        //Determine if the date checked is the same day and after
+    private static boolean passesInOrder(List<String> stations, String fromId, String toId) {
+        int board = stations.indexOf(fromId);
+        int alight = stations.indexOf(toId);
+        return board >= 0 && alight > board;
+    }
+
+    private TripResponse getTickets(Trip trip, Route route, String startingPlaceId, String endPlaceId,
+                                    String startingPlaceName, String endPlaceName, Date departureTime,
+                                    HttpHeaders headers) {
         if (!afterToday(departureTime)) {
             return null;
         }
+        String tripId = trip.getTripId().toString();
+
         Travel query = new Travel();
         query.setTrip(trip);
         query.setStartingPlace(startingPlaceName);
         query.setEndPlace(endPlaceName);
         query.setDepartureTime(departureTime);
-
-        HttpEntity requestEntity = new HttpEntity(query, null);
-        ResponseEntity<Response<TravelResult>> re = restTemplate.exchange(
-                "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo",
+        TravelResult priced = dataOf(restTemplate.exchange(
+                TICKETINFO_URL,
                 HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<TravelResult>>() {
-                });
-        TravelResult resultForTravel = re.getBody().getData();
+                new HttpEntity<>(query, null),
+                new ParameterizedTypeReference<Response<TravelResult>>() { }));
 
-        //Ticket order _ high-speed train (number of tickets purchased)
-        requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<SoldTicket>> re2 = restTemplate.exchange(
-                "http://ts-order-service:12031/api/v1/orderservice/order/" + departureTime + "/" + trip.getTripId().toString(),
+        Response<SoldTicket> sold = restTemplate.exchange(
+                SOLD_TICKETS_URL + departureTime + "/" + tripId,
                 HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<SoldTicket>>() {
-                });
-        Response<SoldTicket> result = re2.getBody();
-        TravelServiceImpl.LOGGER.info("[getTickets] Order info is: {}", result.toString());
+                HttpEntity.EMPTY,
+                new ParameterizedTypeReference<Response<SoldTicket>>() { }).getBody();
+        LOGGER.info("[getTickets] Order info is: {}", sold);
 
-        //Set the returned ticket information
         TripResponse response = new TripResponse();
-        if (queryForStationId(startingPlaceName, headers).equals(trip.getStartingStationId()) &&
-                queryForStationId(endPlaceName, headers).equals(trip.getTerminalStationId())) {
-            response.setConfortClass(50);
-            response.setEconomyClass(50);
-        } else {
-            response.setConfortClass(getRestTicketNumber(departureTime, trip.getTripId().toString(), startingPlaceName, endPlaceName, SeatClass.FIRSTCLASS.getCode(), route.getStations(), headers));
-            response.setEconomyClass(getRestTicketNumber(departureTime, trip.getTripId().toString(), startingPlaceName, endPlaceName, SeatClass.SECONDCLASS.getCode(), route.getStations(), headers));
-        }
+        response.setTripId(new TripId(sold.getData().getTrainNumber()));
+        response.setTrainTypeId(trip.getTrainTypeId());
         response.setStartingStation(startingPlaceName);
         response.setTerminalStation(endPlaceName);
+        response.setPriceForConfortClass(priced.getPrices().get("confortClass"));
+        response.setPriceForEconomyClass(priced.getPrices().get("economyClass"));
 
-        //Calculate the distance from the starting point
-        int indexStart = route.getStations().indexOf(startingPlaceId);
-        int indexEnd = route.getStations().indexOf(endPlaceId);
-        int distanceStart = route.getDistances().get(indexStart) - route.getDistances().get(0);
-        int distanceEnd = route.getDistances().get(indexEnd) - route.getDistances().get(0);
+        boolean wholeRoute = startingPlaceId.equals(trip.getStartingStationId())
+                && endPlaceId.equals(trip.getTerminalStationId());
+        if (wholeRoute) {
+            response.setConfortClass(WHOLE_ROUTE_SEATS);
+            response.setEconomyClass(WHOLE_ROUTE_SEATS);
+        } else {
+            List<String> stations = route.getStations();
+            response.setConfortClass(getRestTicketNumber(departureTime, tripId, startingPlaceName, endPlaceName,
+                    SeatClass.FIRSTCLASS.getCode(), stations, headers));
+            response.setEconomyClass(getRestTicketNumber(departureTime, tripId, startingPlaceName, endPlaceName,
+                    SeatClass.SECONDCLASS.getCode(), stations, headers));
+        }
+
+        // times along the route: distance from the first station over the train type's average speed (km/h)
+        List<Integer> distances = route.getDistances();
+        int origin = distances.get(0);
+        int distanceStart = distances.get(route.getStations().indexOf(startingPlaceId)) - origin;
+        int distanceEnd = distances.get(route.getStations().indexOf(endPlaceId)) - origin;
+        LOGGER.info("[getTickets] Calculate distance start: {}, end: {}", distanceStart, distanceEnd);
         TrainType trainType = getTrainType(trip.getTrainTypeId(), headers);
-        //Train running time is calculated according to the average running speed of the train
-        int minutesStart = 60 * distanceStart / trainType.getAverageSpeed();
-        int minutesEnd = 60 * distanceEnd / trainType.getAverageSpeed();
-
-        Calendar calendarStart = Calendar.getInstance();
-        calendarStart.setTime(trip.getStartingTime());
-        calendarStart.add(Calendar.MINUTE, minutesStart);
-        response.setStartingTime(calendarStart.getTime());
-        TravelServiceImpl.LOGGER.info("[getTickets] Calculate distance start: {}, end: {}", distanceStart, distanceEnd);
-
-        Calendar calendarEnd = Calendar.getInstance();
-        calendarEnd.setTime(trip.getStartingTime());
-        calendarEnd.add(Calendar.MINUTE, minutesEnd);
-        response.setEndTime(calendarEnd.getTime());
-
-        response.setTripId(new TripId(result.getData().getTrainNumber()));
-        response.setTrainTypeId(trip.getTrainTypeId());
-        response.setPriceForConfortClass(resultForTravel.getPrices().get("confortClass"));
-        response.setPriceForEconomyClass(resultForTravel.getPrices().get("economyClass"));
+        int speed = trainType.getAverageSpeed();
+        int minutesStart = 60 * distanceStart / speed;
+        int minutesEnd = 60 * distanceEnd / speed;
+        response.setStartingTime(plusMinutes(trip.getStartingTime(), minutesStart));
+        response.setEndTime(plusMinutes(trip.getStartingTime(), minutesEnd));
         return response;
     }
 
+    private static Date plusMinutes(Date start, int minutes) {
+        return new Date(start.getTime() + TimeUnit.MINUTES.toMillis(minutes));
+    }
+
+    /** True when the date is today or later (local calendar days). */
     private static boolean afterToday(Date date) {
-        Calendar calDateA = Calendar.getInstance();
-        Date today = new Date();
-        calDateA.setTime(today);
-        Calendar calDateB = Calendar.getInstance();
-        calDateB.setTime(date);
-        if (calDateA.get(Calendar.YEAR) > calDateB.get(Calendar.YEAR)) {
-            return false;
-        } else if (calDateA.get(Calendar.YEAR) == calDateB.get(Calendar.YEAR)) {
-            if (calDateA.get(Calendar.MONTH) > calDateB.get(Calendar.MONTH)) {
-                return false;
-            } else if (calDateA.get(Calendar.MONTH) == calDateB.get(Calendar.MONTH)) {
-                return calDateA.get(Calendar.DAY_OF_MONTH) <= calDateB.get(Calendar.DAY_OF_MONTH);
-            }
-        }
-        return true;
+        LocalDate day = Instant.ofEpochMilli(date.getTime()).atZone(ZoneId.systemDefault()).toLocalDate();
+        return !day.isBefore(LocalDate.now());
     }
 
     private TrainType getTrainType(String trainTypeId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<TrainType>> re = restTemplate.exchange(
-                "http://ts-train-service:14567/api/v1/trainservice/trains/" + trainTypeId,
+        return dataOf(restTemplate.exchange(
+                TRAIN_URL + trainTypeId,
                 HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<TrainType>>() {
-                });
-        return re.getBody().getData();
+                HttpEntity.EMPTY,
+                new ParameterizedTypeReference<Response<TrainType>>() { }));
     }
 
     private String queryForStationId(String stationName, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<String>> re = restTemplate.exchange(
-                "http://ts-ticketinfo-service:15681/api/v1/ticketinfoservice/ticketinfo/" + stationName,
+        return dataOf(restTemplate.exchange(
+                TICKETINFO_URL + "/" + stationName,
                 HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<String>>() {
-                });
-        return re.getBody().getData();
+                HttpEntity.EMPTY,
+                new ParameterizedTypeReference<Response<String>>() { }));
     }
 
     private Route getRouteByRouteId(String routeId, HttpHeaders headers) {
-        HttpEntity requestEntity = new HttpEntity(null);
-        ResponseEntity<Response<Route>> re = restTemplate.exchange(
-                "http://ts-route-service:11178/api/v1/routeservice/routes/" + routeId,
+        Response<Route> reply = restTemplate.exchange(
+                ROUTE_URL + routeId,
                 HttpMethod.GET,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Route>>() {
-                });
-        Response<Route> routeRes = re.getBody();
-        if (routeRes.getStatus() != 1) {
-            TravelServiceImpl.LOGGER.error("[getRouteByRouteId] Get Route By Id Fail, RouteId: {}", routeId);
+                HttpEntity.EMPTY,
+                new ParameterizedTypeReference<Response<Route>>() { }).getBody();
+        if (reply == null || reply.getStatus() != 1) {
+            LOGGER.error("[getRouteByRouteId] Get Route By Id Fail, RouteId: {}", routeId);
             return null;
         }
-        return routeRes.getData();
+        return reply.getData();
     }
 
-    private int getRestTicketNumber(Date travelDate, String trainNumber, String startStationName, String endStationName, int seatType, List<String> stations, HttpHeaders headers) {
-        Seat seatRequest = new Seat();
-        String fromId = queryForStationId(startStationName, headers);
-        String toId = queryForStationId(endStationName, headers);
-        seatRequest.setDestStation(toId);
-        seatRequest.setStartStation(fromId);
-        seatRequest.setTrainNumber(trainNumber);
-        seatRequest.setTravelDate(travelDate);
-        seatRequest.setSeatType(seatType);
-        seatRequest.setStations(stations);
-        seatRequest.setTotalNum(seatType == SeatClass.FIRSTCLASS.getCode() ? 250 : 1000);
-
-        HttpEntity requestEntity = new HttpEntity(seatRequest, null);
-        ResponseEntity<Response<Integer>> re = restTemplate.exchange(
-                "http://ts-seat-service:18898/api/v1/seatservice/seats/left_tickets",
+    private int getRestTicketNumber(Date travelDate, String trainNumber, String startStationName,
+                                    String endStationName, int seatType, List<String> stations,
+                                    HttpHeaders headers) {
+        Seat seat = new Seat();
+        seat.setTravelDate(travelDate);
+        seat.setTrainNumber(trainNumber);
+        seat.setStartStation(queryForStationId(startStationName, headers));
+        seat.setDestStation(queryForStationId(endStationName, headers));
+        seat.setSeatType(seatType);
+        seat.setStations(stations);
+        seat.setTotalNum(seatType == SeatClass.FIRSTCLASS.getCode() ? FIRST_CLASS_SEATS : SECOND_CLASS_SEATS);
+        Integer left = dataOf(restTemplate.exchange(
+                LEFT_TICKETS_URL,
                 HttpMethod.POST,
-                requestEntity,
-                new ParameterizedTypeReference<Response<Integer>>() {
-                });
-        return re.getBody().getData();
+                new HttpEntity<>(seat, null),
+                new ParameterizedTypeReference<Response<Integer>>() { }));
+        return left == null ? 0 : left;
+    }
+
+    private static <T> T dataOf(ResponseEntity<Response<T>> reply) {
+        Response<T> body = reply.getBody();
+        return body == null ? null : body.getData();
     }
 }

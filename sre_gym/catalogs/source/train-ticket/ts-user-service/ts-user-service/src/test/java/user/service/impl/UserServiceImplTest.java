@@ -1,43 +1,28 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package user.service.impl;
 
 import edu.fudan.common.util.Response;
 import org.junit.Assert;
 import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
 import org.mockito.InjectMocks;
 import org.mockito.Mock;
 import org.mockito.Mockito;
 import org.mockito.MockitoAnnotations;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
-import user.entity.*;
-import java.util.UUID;
-import user.repository.UserRepository;
+import org.springframework.http.HttpMethod;
 import org.springframework.web.client.RestTemplate;
+import user.dto.UserDto;
+import user.entity.User;
+import user.repository.UserRepository;
 
-@RunWith(JUnit4.class)
+import java.util.UUID;
+
 public class UserServiceImplTest {
 
     @InjectMocks
-    private UserServiceImpl service;
+    private UserServiceImpl userService;
 
     @Mock
     private UserRepository userRepository;
@@ -45,17 +30,32 @@ public class UserServiceImplTest {
     @Mock
     private RestTemplate restTemplate;
 
-    private HttpHeaders headers = new HttpHeaders();
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Before
-    public void setUp() {
+    public void initMocks() {
         MockitoAnnotations.initMocks(this);
     }
 
     @Test
     public void testFindByUserIdMissing() {
-        String id = UUID.randomUUID().toString();
         Mockito.when(userRepository.findByUserId(Mockito.any(UUID.class))).thenReturn(null);
-        Assert.assertEquals(new Response<>(0, "No User by this id", null), service.findByUserId(id, headers));
+
+        Response result = userService.findByUserId(UUID.randomUUID().toString(), headers);
+
+        Assert.assertEquals(new Response<>(0, "No User by this id", null), result);
+    }
+
+    @Test
+    public void testSaveUserExists() {
+        UserDto dto = new UserDto();
+        dto.setUserName("fdse_microservice");
+        Mockito.when(userRepository.findByUserName("fdse_microservice")).thenReturn(new User());
+
+        Response result = userService.saveUser(dto, headers);
+
+        Assert.assertEquals(new Response<>(0, "USER HAS ALREADY EXISTS", null), result);
+        Mockito.verify(restTemplate, Mockito.never()).exchange(Mockito.anyString(), Mockito.any(HttpMethod.class),
+                Mockito.any(HttpEntity.class), Mockito.any(ParameterizedTypeReference.class));
     }
 }

@@ -1,54 +1,40 @@
-/*
- * Licensed to the Apache Software Foundation (ASF) under one or more
- * contributor license agreements.  See the NOTICE file distributed with
- * this work for additional information regarding copyright ownership.
- * The ASF licenses this file to You under the Apache License, Version 2.0
- * (the "License"); you may not use this file except in compliance with
- * the License.  You may obtain a copy of the License at
- *
- *     http://www.apache.org/licenses/LICENSE-2.0
- *
- * Unless required by applicable law or agreed to in writing, software
- * distributed under the License is distributed on an "AS IS" BASIS,
- * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
- * See the License for the specific language governing permissions and
- * limitations under the License.
- */
-
 package verifycode.service.impl;
 
-import edu.fudan.common.util.Response;
 import org.junit.Assert;
-import org.junit.Before;
 import org.junit.Test;
-import org.junit.runner.RunWith;
-import org.junit.runners.JUnit4;
-import org.mockito.InjectMocks;
-import org.mockito.Mock;
-import org.mockito.Mockito;
-import org.mockito.MockitoAnnotations;
 import org.springframework.http.HttpHeaders;
-import verifycode.entity.*;
-import java.awt.Color;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 
-@RunWith(JUnit4.class)
+import javax.servlet.http.Cookie;
+import java.awt.Color;
+import java.util.Map;
+
 public class VerifyCodeServiceImplTest {
 
-    @InjectMocks
-    private VerifyCodeServiceImpl service;
+    private final VerifyCodeServiceImpl verifyCodeService = new VerifyCodeServiceImpl();
 
-
-
-    private HttpHeaders headers = new HttpHeaders();
-
-    @Before
-    public void setUp() {
-        MockitoAnnotations.initMocks(this);
-    }
+    private final HttpHeaders headers = new HttpHeaders();
 
     @Test
     public void testGetRandColor() {
-        Color c = VerifyCodeServiceImpl.getRandColor(200, 250);
-        Assert.assertTrue(c.getRed() >= 200 && c.getRed() < 250);
+        for (int i = 0; i < 100; i++) {
+            Color c = VerifyCodeServiceImpl.getRandColor(200, 250);
+            Assert.assertTrue(c.getRed() >= 200 && c.getRed() < 250);
+            Assert.assertTrue(c.getBlue() >= 200 && c.getBlue() < 250);
+        }
+    }
+
+    @Test
+    public void testVerifyCodeIgnoresCase() {
+        MockHttpServletRequest request = new MockHttpServletRequest();
+        request.setCookies(new Cookie("YsbCaptcha", "0123456789ABCDEF0123456789ABCDEF"));
+        MockHttpServletResponse response = new MockHttpServletResponse();
+
+        Map<String, Object> drawn = verifyCodeService.getImageCode(0, 0, null, request, response, headers);
+        String code = (String) drawn.get("strEnsure");
+
+        Assert.assertTrue(verifyCodeService.verifyCode(request, response, code.toUpperCase(), headers));
+        Assert.assertFalse(verifyCodeService.verifyCode(request, response, "!!!!", headers));
     }
 }

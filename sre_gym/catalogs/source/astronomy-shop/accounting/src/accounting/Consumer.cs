@@ -1,5 +1,5 @@
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
+// Kafka consumer of the accounting service: reads placed orders from the
+// "orders" topic and books them into the accounting database.
 
 using Confluent.Kafka;
 using Microsoft.EntityFrameworkCore;
@@ -15,137 +15,148 @@ internal class DBContext : DbContext
     public DbSet<OrderItemEntity> CartItems { get; set; }
     public DbSet<ShippingEntity> Shipping { get; set; }
 
-    protected override void OnConfiguring(DbContextOptionsBuilder optionsBuilder)
+    protected override void OnConfiguring(DbContextOptionsBuilder options)
     {
-        var connectionString = Environment.GetEnvironmentVariable("DB_CONNECTION_STRING");
-
-        optionsBuilder.UseNpgsql(connectionString).UseSnakeCaseNamingConvention();
+        var dsn = Environment.GetEnvironmentVariable("DB_CONNECTION_STRING");
+        options
+            .UseNpgsql(dsn)
+            .UseSnakeCaseNamingConvention();
     }
 }
 
 internal class Consumer : IDisposable
 {
     private const string TopicName = "orders";
+    private const string ConsumerGroup = "accounting";
 
-    private ILogger _logger;
-    private IConsumer<string, byte[]> _consumer;
-    private bool _isListening;
-    private DBContext? _dbContext;
-    private static readonly ActivitySource MyActivitySource = new("Accounting.Consumer");
+    private static readonly ActivitySource Tracer = new("Accounting.Consumer");
+
+    private readonly ILogger _log;
+    private readonly IConsumer<string, byte[]> _kafka;
+    private readonly DBContext? _db;
+    private volatile bool _running;
 
     public Consumer(ILogger<Consumer> logger)
     {
-        _logger = logger;
+        _log = logger;
 
-        var servers = Environment.GetEnvironmentVariable("KAFKA_ADDR")
-            ?? throw new ArgumentNullException("KAFKA_ADDR");
+        var brokers = Environment.GetEnvironmentVariable("KAFKA_ADDR");
+        if (string.IsNullOrWhiteSpace(brokers))
+        {
+            throw new ArgumentNullException("KAFKA_ADDR", "KAFKA_ADDR must name the Kafka bootstrap servers");
+        }
 
-        _consumer = BuildConsumer(servers);
-        _consumer.Subscribe(TopicName);
+        _kafka = BuildConsumer(brokers);
+        _kafka.Subscribe(TopicName);
+        _log.LogInformation("Subscribed to {Topic} on {Brokers}", TopicName, brokers);
 
-        _logger.LogInformation($"Connecting to Kafka: {servers}");
-        _dbContext = Environment.GetEnvironmentVariable("DB_CONNECTION_STRING") == null ? null : new DBContext();
+        // Without a database the service only logs what it receives.
+        if (Environment.GetEnvironmentVariable("DB_CONNECTION_STRING") is not null)
+        {
+            _db = new DBContext();
+        }
     }
 
     public void StartListening()
     {
-        _isListening = true;
-
+        _running = true;
         try
         {
-            while (_isListening)
+            while (_running)
             {
+                ConsumeResult<string, byte[]> result;
                 try
                 {
-                    var consumeResult = _consumer.Consume();
-                    ProcessMessage(consumeResult.Message);
+                    result = _kafka.Consume();
                 }
-                catch (ConsumeException e)
+                catch (ConsumeException ce)
                 {
-                    _logger.LogError(e, "Consume error: {0}", e.Error.Reason);
+                    _log.LogError(ce, "Kafka consume failed: {Reason}", ce.Error.Reason);
+                    continue;
                 }
+
+                ProcessMessage(result.Message);
             }
         }
         catch (OperationCanceledException)
         {
-            _logger.LogInformation("Closing consumer");
-
-            _consumer.Close();
+            _log.LogInformation("Shutdown requested, leaving the consumer group");
+            _kafka.Close();
         }
     }
 
     private void ProcessMessage(Message<string, byte[]> message)
     {
+        using var activity = Tracer.StartActivity("order-consumed", ActivityKind.Internal);
         try
         {
             var order = OrderResult.Parser.ParseFrom(message.Value);
-            Log.OrderReceivedMessage(_logger, order);
+            Log.OrderReceivedMessage(_log, order);
+            activity?.SetTag("app.order.id", order.OrderId);
 
-            if (_dbContext == null)
+            if (_db is null)
             {
                 return;
             }
 
-            var orderEntity = new OrderEntity
+            _db.Add(new OrderEntity { Id = order.OrderId });
+            _db.AddRange(order.Items.Select(line => new OrderItemEntity
             {
-                Id = order.OrderId
-            };
-            _dbContext.Add(orderEntity);
-            foreach (var item in order.Items)
-            {
-                var orderItem = new OrderItemEntity
-                {
-                    ItemCostCurrencyCode = item.Cost.CurrencyCode,
-                    ItemCostUnits = item.Cost.Units,
-                    ItemCostNanos = item.Cost.Nanos,
-                    ProductId = item.Item.ProductId,
-                    Quantity = item.Item.Quantity,
-                    OrderId = order.OrderId
-                };
+                OrderId = order.OrderId,
+                ProductId = line.Item.ProductId,
+                Quantity = line.Item.Quantity,
+                ItemCostCurrencyCode = line.Cost.CurrencyCode,
+                ItemCostUnits = line.Cost.Units,
+                ItemCostNanos = line.Cost.Nanos,
+            }));
+            _db.Add(ToShipping(order));
 
-                _dbContext.Add(orderItem);
-            }
-
-            var shipping = new ShippingEntity
-            {
-                ShippingTrackingId = order.ShippingTrackingId,
-                ShippingCostCurrencyCode = order.ShippingCost.CurrencyCode,
-                ShippingCostUnits = order.ShippingCost.Units,
-                ShippingCostNanos = order.ShippingCost.Nanos,
-                StreetAddress = order.ShippingAddress.StreetAddress,
-                City = order.ShippingAddress.City,
-                State = order.ShippingAddress.State,
-                Country = order.ShippingAddress.Country,
-                ZipCode = order.ShippingAddress.ZipCode,
-                OrderId = order.OrderId
-            };
-            _dbContext.Add(shipping);
-            _dbContext.SaveChanges();
+            _db.SaveChanges();
         }
         catch (Exception ex)
         {
-            _logger.LogError(ex, "Order parsing failed:");
+            activity?.SetStatus(ActivityStatusCode.Error, ex.Message);
+            _log.LogError(ex, "Order parsing failed:");
         }
     }
 
-    private IConsumer<string, byte[]> BuildConsumer(string servers)
+    private static ShippingEntity ToShipping(OrderResult order)
     {
-        var conf = new ConsumerConfig
+        var address = order.ShippingAddress;
+        var cost = order.ShippingCost;
+        return new ShippingEntity
         {
-            GroupId = $"accounting",
-            BootstrapServers = servers,
-            // https://github.com/confluentinc/confluent-kafka-dotnet/tree/07de95ed647af80a0db39ce6a8891a630423b952#basic-consumer-example
+            OrderId = order.OrderId,
+            ShippingTrackingId = order.ShippingTrackingId,
+            ShippingCostCurrencyCode = cost.CurrencyCode,
+            ShippingCostUnits = cost.Units,
+            ShippingCostNanos = cost.Nanos,
+            StreetAddress = address.StreetAddress,
+            City = address.City,
+            State = address.State,
+            Country = address.Country,
+            ZipCode = address.ZipCode,
+        };
+    }
+
+    private static IConsumer<string, byte[]> BuildConsumer(string brokers)
+    {
+        var settings = new ConsumerConfig
+        {
+            BootstrapServers = brokers,
+            GroupId = ConsumerGroup,
+            // start from the oldest retained order when the group has no offsets yet
             AutoOffsetReset = AutoOffsetReset.Earliest,
-            EnableAutoCommit = true
+            EnableAutoCommit = true,
         };
 
-        return new ConsumerBuilder<string, byte[]>(conf)
-            .Build();
+        return new ConsumerBuilder<string, byte[]>(settings).Build();
     }
 
     public void Dispose()
     {
-        _isListening = false;
-        _consumer?.Dispose();
+        _running = false;
+        _kafka?.Dispose();
+        _db?.Dispose();
     }
 }

@@ -1,5 +1,7 @@
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
+// checkout orchestrates an order: it reads the cart, prices the items in the
+// user's currency, charges the card, ships, empties the cart, mails a
+// confirmation and publishes the result to Kafka for accounting and
+// fraud-detection.
 package main
 
 import (
@@ -11,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -34,6 +35,9 @@ import (
 )
 
 type checkout struct {
+	pb.UnimplementedCheckoutServiceServer
+
+	// addresses, from the *_ADDR environment variables
 	productCatalogSvcAddr string
 	cartSvcAddr           string
 	currencySvcAddr       string
@@ -41,26 +45,33 @@ type checkout struct {
 	emailSvcAddr          string
 	paymentSvcAddr        string
 	kafkaBrokerSvcAddr    string
-	pb.UnimplementedCheckoutServiceServer
-	KafkaProducerClient     sarama.AsyncProducer
-	shippingSvcClient       pb.ShippingServiceClient
+
+	// clients, created once at startup
 	productCatalogSvcClient pb.ProductCatalogServiceClient
 	cartSvcClient           pb.CartServiceClient
 	currencySvcClient       pb.CurrencyServiceClient
-	emailSvcClient          pb.EmailServiceClient
 	paymentSvcClient        pb.PaymentServiceClient
+	shippingSvcClient       pb.ShippingServiceClient
+	emailSvcClient          pb.EmailServiceClient
+	KafkaProducerClient     sarama.AsyncProducer
 	httpClient              *http.Client
 }
 
-func (cs *checkout) PlaceOrder(ctx context.Context, req *pb.PlaceOrderRequest) (*pb.PlaceOrderResponse, error) {
+// orderPrep is everything PlaceOrder needs from the cart before charging.
+type orderPrep struct {
+	orderItems            []*pb.OrderItem
+	cartItems             []*pb.CartItem
+	shippingCostLocalized *pb.Money
+}
+
+func (cs *checkout) PlaceOrder(ctx context.Context, req *pb.PlaceOrderRequest) (resp *pb.PlaceOrderResponse, err error) {
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(
 		attribute.String("app.user.id", req.UserId),
 		attribute.String("app.user.currency", req.UserCurrency),
 	)
-	logger.LogAttrs(ctx, slog.LevelInfo, "[PlaceOrder]", slog.String("user_id", req.UserId), slog.String("user_currency", req.UserCurrency))
-
-	var err error
+	logger.LogAttrs(ctx, slog.LevelInfo, "[PlaceOrder]",
+		slog.String("user_id", req.UserId), slog.String("user_currency", req.UserCurrency))
 	defer func() {
 		if err != nil {
 			span.AddEvent("error", trace.WithAttributes(semconv.ExceptionMessageKey.String(err.Error())))
@@ -69,124 +80,176 @@ func (cs *checkout) PlaceOrder(ctx context.Context, req *pb.PlaceOrderRequest) (
 
 	orderID, err := uuid.NewUUID()
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "failed to generate order uuid")
+		return nil, status.Error(codes.Internal, "failed to generate order uuid")
 	}
 
 	prep, err := cs.prepareOrderItemsAndShippingQuoteFromCart(ctx, req.UserId, req.UserCurrency, req.Address)
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, err.Error())
+		return nil, status.Error(codes.Internal, err.Error())
 	}
 	span.AddEvent("prepared")
 
-	total := &pb.Money{CurrencyCode: req.UserCurrency,
-		Units: 0,
-		Nanos: 0}
-	total = money.Must(money.Sum(total, prep.shippingCostLocalized))
-	for _, it := range prep.orderItems {
-		multPrice := money.MultiplySlow(it.Cost, uint32(it.GetItem().GetQuantity()))
-		total = money.Must(money.Sum(total, multPrice))
-	}
+	total := orderTotal(req.UserCurrency, prep.shippingCostLocalized, prep.orderItems)
 
 	txID, err := cs.chargeCard(ctx, total, req.CreditCard)
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "failed to charge card: %+v", err)
+		return nil, status.Errorf(codes.Internal, "failed to charge card: %v", err)
 	}
 	logger.LogAttrs(ctx, slog.LevelInfo, "payment went through", slog.String("transaction_id", txID))
-	span.AddEvent("charged",
-		trace.WithAttributes(attribute.String("app.payment.transaction.id", txID)))
+	span.AddEvent("charged", trace.WithAttributes(attribute.String("app.payment.transaction.id", txID)))
 
-	shippingTrackingID, err := cs.shipOrder(ctx, req.Address, prep.cartItems)
+	trackingID, err := cs.shipOrder(ctx, req.Address, prep.cartItems)
 	if err != nil {
-		return nil, status.Errorf(codes.Unavailable, "shipping error: %+v", err)
+		return nil, status.Errorf(codes.Unavailable, "shipping error: %v", err)
 	}
-	shippingTrackingAttribute := attribute.String("app.shipping.tracking.id", shippingTrackingID)
-	span.AddEvent("shipped", trace.WithAttributes(shippingTrackingAttribute))
+	tracking := attribute.String("app.shipping.tracking.id", trackingID)
+	span.AddEvent("shipped", trace.WithAttributes(tracking))
 
-	_ = cs.emptyUserCart(ctx, req.UserId)
+	// the order is placed either way; a cart that could not be emptied only costs the user a click
+	if err := cs.emptyUserCart(ctx, req.UserId); err != nil {
+		logger.Warn("cart not emptied after checkout", slog.String("user_id", req.UserId), slog.Any("error", err))
+	}
 
-	orderResult := &pb.OrderResult{
+	order := &pb.OrderResult{
 		OrderId:            orderID.String(),
-		ShippingTrackingId: shippingTrackingID,
+		ShippingTrackingId: trackingID,
 		ShippingCost:       prep.shippingCostLocalized,
 		ShippingAddress:    req.Address,
 		Items:              prep.orderItems,
 	}
-
-	shippingCostFloat, _ := strconv.ParseFloat(fmt.Sprintf("%d.%02d", prep.shippingCostLocalized.GetUnits(), prep.shippingCostLocalized.GetNanos()/1000000000), 64)
-	totalPriceFloat, _ := strconv.ParseFloat(fmt.Sprintf("%d.%02d", total.GetUnits(), total.GetNanos()/1000000000), 64)
-
 	span.SetAttributes(
-		attribute.String("app.order.id", orderID.String()),
-		attribute.Float64("app.shipping.amount", shippingCostFloat),
-		attribute.Float64("app.order.amount", totalPriceFloat),
+		attribute.String("app.order.id", order.OrderId),
+		attribute.Float64("app.shipping.amount", asFloat(prep.shippingCostLocalized)),
+		attribute.Float64("app.order.amount", asFloat(total)),
 		attribute.Int("app.order.items.count", len(prep.orderItems)),
-		shippingTrackingAttribute,
+		tracking,
 	)
 
-	if err := cs.sendOrderConfirmation(ctx, req.Email, orderResult); err != nil {
-		logger.Warn(fmt.Sprintf("failed to send order confirmation to %q: %+v", req.Email, err))
+	if err := cs.sendOrderConfirmation(ctx, req.Email, order); err != nil {
+		logger.Warn(fmt.Sprintf("failed to send order confirmation to %q: %v", req.Email, err))
 	} else {
 		logger.Info(fmt.Sprintf("order confirmation email sent to %q", req.Email))
 	}
 
-	// send to kafka only if kafka broker address is set
+	// publishing is optional: without KAFKA_ADDR there is no post-processing
 	if cs.kafkaBrokerSvcAddr != "" {
-		logger.Info("sending to postProcessor")
-		cs.sendToPostProcessor(ctx, orderResult)
+		cs.sendToPostProcessor(ctx, order)
 	}
 
-	resp := &pb.PlaceOrderResponse{Order: orderResult}
-	return resp, nil
+	return &pb.PlaceOrderResponse{Order: order}, nil
 }
 
-type orderPrep struct {
-	orderItems            []*pb.OrderItem
-	cartItems             []*pb.CartItem
-	shippingCostLocalized *pb.Money
+// orderTotal is the shipping cost plus every item's price times its quantity.
+func orderTotal(currency string, shipping *pb.Money, items []*pb.OrderItem) *pb.Money {
+	total := money.Must(money.Sum(&pb.Money{CurrencyCode: currency}, shipping))
+	for _, item := range items {
+		linePrice := money.MultiplySlow(item.GetCost(), uint32(item.GetItem().GetQuantity()))
+		total = money.Must(money.Sum(total, linePrice))
+	}
+	return total
+}
+
+// asFloat renders a Money as a float for span attributes (never for arithmetic).
+func asFloat(m *pb.Money) float64 {
+	return float64(m.GetUnits()) + float64(m.GetNanos())/1e9
 }
 
 func (cs *checkout) prepareOrderItemsAndShippingQuoteFromCart(ctx context.Context, userID, userCurrency string, address *pb.Address) (orderPrep, error) {
 	ctx, span := tracer.Start(ctx, "prepareOrderItemsAndShippingQuoteFromCart")
 	defer span.End()
 
-	var out orderPrep
 	cartItems, err := cs.getUserCart(ctx, userID)
 	if err != nil {
-		return out, fmt.Errorf("cart failure: %+v", err)
+		return orderPrep{}, fmt.Errorf("cart failure: %w", err)
 	}
 	orderItems, err := cs.prepOrderItems(ctx, cartItems, userCurrency)
 	if err != nil {
-		return out, fmt.Errorf("failed to prepare order: %+v", err)
+		return orderPrep{}, fmt.Errorf("failed to prepare order: %w", err)
 	}
-	shippingUSD, err := cs.quoteShipping(ctx, address, cartItems)
+	quoteUSD, err := cs.quoteShipping(ctx, address, cartItems)
 	if err != nil {
-		return out, fmt.Errorf("shipping quote failure: %+v", err)
+		return orderPrep{}, fmt.Errorf("failed to prepare order: shipping quote failure: %w", err)
 	}
-	shippingPrice, err := cs.convertCurrency(ctx, shippingUSD, userCurrency)
+	shipping, err := cs.convertCurrency(ctx, quoteUSD, userCurrency)
 	if err != nil {
-		return out, fmt.Errorf("failed to convert shipping cost to currency: %+v", err)
+		return orderPrep{}, fmt.Errorf("failed to convert shipping cost to currency: %w", err)
 	}
 
-	out.shippingCostLocalized = shippingPrice
-	out.cartItems = cartItems
-	out.orderItems = orderItems
-
-	var totalCart int32
-	for _, ci := range cartItems {
-		totalCart += ci.Quantity
+	var units int
+	for _, item := range cartItems {
+		units += int(item.GetQuantity())
 	}
-	shippingCostFloat, _ := strconv.ParseFloat(fmt.Sprintf("%d.%02d", shippingPrice.GetUnits(), shippingPrice.GetNanos()/1000000000), 64)
-
 	span.SetAttributes(
-		attribute.Float64("app.shipping.amount", shippingCostFloat),
-		attribute.Int("app.cart.items.count", int(totalCart)),
+		attribute.Float64("app.shipping.amount", asFloat(shipping)),
+		attribute.Int("app.cart.items.count", units),
 		attribute.Int("app.order.items.count", len(orderItems)),
 	)
-	return out, nil
+
+	return orderPrep{
+		orderItems:            orderItems,
+		cartItems:             cartItems,
+		shippingCostLocalized: shipping,
+	}, nil
 }
 
-type getQuoteRequest struct {
-	Address *pb.Address     `json:"address"`
+func (cs *checkout) getUserCart(ctx context.Context, userID string) ([]*pb.CartItem, error) {
+	cart, err := cs.cartSvcClient.GetCart(ctx, &pb.GetCartRequest{UserId: userID})
+	if err != nil {
+		return nil, fmt.Errorf("failed to get user cart during checkout: %w", err)
+	}
+	return cart.GetItems(), nil
+}
+
+func (cs *checkout) emptyUserCart(ctx context.Context, userID string) error {
+	_, err := cs.cartSvcClient.EmptyCart(ctx, &pb.EmptyCartRequest{UserId: userID})
+	if err != nil {
+		return fmt.Errorf("failed to empty user cart during checkout: %w", err)
+	}
+	return nil
+}
+
+// prepOrderItems looks up each cart line in the catalog and prices it in userCurrency.
+func (cs *checkout) prepOrderItems(ctx context.Context, items []*pb.CartItem, userCurrency string) ([]*pb.OrderItem, error) {
+	priced := make([]*pb.OrderItem, 0, len(items))
+	for _, item := range items {
+		product, err := cs.productCatalogSvcClient.GetProduct(ctx, &pb.GetProductRequest{Id: item.GetProductId()})
+		if err != nil {
+			return nil, fmt.Errorf("failed to get product #%q: %w", item.GetProductId(), err)
+		}
+		cost, err := cs.convertCurrency(ctx, product.GetPriceUsd(), userCurrency)
+		if err != nil {
+			return nil, fmt.Errorf("failed to convert price of %q to %s: %w", item.GetProductId(), userCurrency, err)
+		}
+		priced = append(priced, &pb.OrderItem{Item: item, Cost: cost})
+	}
+	return priced, nil
+}
+
+func (cs *checkout) convertCurrency(ctx context.Context, from *pb.Money, toCurrency string) (*pb.Money, error) {
+	converted, err := cs.currencySvcClient.Convert(ctx, &pb.CurrencyConversionRequest{From: from, ToCode: toCurrency})
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert currency: %w", err)
+	}
+	return converted, nil
+}
+
+func (cs *checkout) chargeCard(ctx context.Context, amount *pb.Money, paymentInfo *pb.CreditCardInfo) (string, error) {
+	payment := cs.paymentSvcClient
+	if cs.isFeatureFlagEnabled(ctx, "paymentUnreachable") {
+		// the flag simulates an outage by dialling an address nobody listens on
+		payment = pb.NewPaymentServiceClient(mustCreateClient("badAddress:50051"))
+	}
+
+	charged, err := payment.Charge(ctx, &pb.ChargeRequest{Amount: amount, CreditCard: paymentInfo})
+	if err != nil {
+		return "", fmt.Errorf("could not charge the card: %w", err)
+	}
+	return charged.GetTransactionId(), nil
+}
+
+// shippingRequest is the body of both shipping calls, get-quote and ship-order.
+type shippingRequest struct {
+	Address *pb.Address    `json:"address"`
 	Items   []*pb.CartItem `json:"items"`
 }
 
@@ -194,213 +257,130 @@ type getQuoteResponse struct {
 	CostUsd *pb.Money `json:"cost_usd"`
 }
 
-func (cs *checkout) quoteShipping(ctx context.Context, address *pb.Address, items []*pb.CartItem) (*pb.Money, error) {
-	body, err := json.Marshal(getQuoteRequest{Address: address, Items: items})
+type shipOrderResponse struct {
+	TrackingID string `json:"tracking_id"`
+}
+
+// postJSON POSTs payload as JSON to url and decodes a 200 response into out (when out is not nil).
+func postJSON(ctx context.Context, client *http.Client, service, url string, payload, out any) error {
+	body, err := json.Marshal(payload)
 	if err != nil {
-		return nil, fmt.Errorf("failed to marshal ship order request: %+v", err)
+		return fmt.Errorf("failed to marshal %s request: %w", service, err)
 	}
-	resp, err := otelhttp.Post(ctx, cs.shippingSvcAddr+"/get-quote", "application/json", bytes.NewBuffer(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("failed POST to shipping service: %+v", err)
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("failed POST to %s service: %w", service, err)
 	}
 	defer resp.Body.Close()
 
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("failed POST to email service: expected 200, got %d", resp.StatusCode)
+		return fmt.Errorf("failed POST to %s service: expected 200, got %d", service, resp.StatusCode)
 	}
-
-	shippingQuoteBytes, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read ship order response: %+v", err)
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
 	}
-
-	var quoteResp getQuoteResponse
-	if err := json.Unmarshal(shippingQuoteBytes, &quoteResp); err != nil {
-		return nil, fmt.Errorf("failed to unmarshal ship order response: %+v", err)
-	}
-	return quoteResp.CostUsd, nil
-}
-
-func (cs *checkout) getUserCart(ctx context.Context, userID string) ([]*pb.CartItem, error) {
-	cart, err := cs.cartSvcClient.GetCart(ctx, &pb.GetCartRequest{UserId: userID})
-	if err != nil {
-		return nil, fmt.Errorf("failed to get user cart during checkout: %+v", err)
-	}
-	return cart.GetItems(), nil
-}
-
-func (cs *checkout) emptyUserCart(ctx context.Context, userID string) error {
-	if _, err := cs.cartSvcClient.EmptyCart(ctx, &pb.EmptyCartRequest{UserId: userID}); err != nil {
-		return fmt.Errorf("failed to empty user cart during checkout: %+v", err)
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("failed to decode %s response: %w", service, err)
 	}
 	return nil
 }
 
-func (cs *checkout) prepOrderItems(ctx context.Context, items []*pb.CartItem, userCurrency string) ([]*pb.OrderItem, error) {
-	out := make([]*pb.OrderItem, len(items))
-
-	for i, item := range items {
-		product, err := cs.productCatalogSvcClient.GetProduct(ctx, &pb.GetProductRequest{Id: item.GetProductId()})
-		if err != nil {
-			return nil, fmt.Errorf("failed to get product #%q", item.GetProductId())
-		}
-		price, err := cs.convertCurrency(ctx, product.GetPriceUsd(), userCurrency)
-		if err != nil {
-			return nil, fmt.Errorf("failed to convert price of %q to %s", item.GetProductId(), userCurrency)
-		}
-		out[i] = &pb.OrderItem{
-			Item: item,
-			Cost: price}
-	}
-	return out, nil
-}
-
-func (cs *checkout) convertCurrency(ctx context.Context, from *pb.Money, toCurrency string) (*pb.Money, error) {
-	result, err := cs.currencySvcClient.Convert(ctx, &pb.CurrencyConversionRequest{
-		From:   from,
-		ToCode: toCurrency})
+func (cs *checkout) quoteShipping(ctx context.Context, address *pb.Address, items []*pb.CartItem) (*pb.Money, error) {
+	var quote getQuoteResponse
+	err := postJSON(ctx, cs.httpClient, "shipping", cs.shippingSvcAddr+"/get-quote",
+		shippingRequest{Address: address, Items: items}, &quote)
 	if err != nil {
-		return nil, fmt.Errorf("failed to convert currency: %+v", err)
+		return nil, err
 	}
-	return result, err
-}
-
-func (cs *checkout) chargeCard(ctx context.Context, amount *pb.Money, paymentInfo *pb.CreditCardInfo) (string, error) {
-	paymentService := cs.paymentSvcClient
-	if cs.isFeatureFlagEnabled(ctx, "paymentUnreachable") {
-		badAddress := "badAddress:50051"
-		c := mustCreateClient(badAddress)
-		paymentService = pb.NewPaymentServiceClient(c)
-	}
-
-	paymentResp, err := paymentService.Charge(ctx, &pb.ChargeRequest{
-		Amount:     amount,
-		CreditCard: paymentInfo})
-	if err != nil {
-		return "", fmt.Errorf("could not charge the card: %+v", err)
-	}
-	return paymentResp.GetTransactionId(), nil
-}
-
-func (cs *checkout) sendOrderConfirmation(ctx context.Context, email string, order *pb.OrderResult) error {
-	emailPayload, err := json.Marshal(map[string]interface{}{
-		"email": email,
-		"order": order,
-	})
-	if err != nil {
-		return fmt.Errorf("failed to marshal order to JSON: %+v", err)
-	}
-
-	resp, err := otelhttp.Post(ctx, cs.emailSvcAddr+"/send_order_confirmation", "application/json", bytes.NewBuffer(emailPayload))
-	if err != nil {
-		return fmt.Errorf("failed POST to email service: %+v", err)
-	}
-	defer resp.Body.Close()
-
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("failed POST to email service: expected 200, got %d", resp.StatusCode)
-	}
-
-	return err
+	return quote.CostUsd, nil
 }
 
 func (cs *checkout) shipOrder(ctx context.Context, address *pb.Address, items []*pb.CartItem) (string, error) {
-	shipPayload, err := json.Marshal(map[string]interface{}{
-		"address": address,
-		"items":   items,
-	})
+	var shipped shipOrderResponse
+	err := postJSON(ctx, cs.httpClient, "shipping", cs.shippingSvcAddr+"/ship-order",
+		shippingRequest{Address: address, Items: items}, &shipped)
 	if err != nil {
-		return "", fmt.Errorf("failed to marshal ship order request: %+v", err)
+		return "", err
 	}
-
-	resp, err := otelhttp.Post(ctx, cs.shippingSvcAddr+"/ship-order", "application/json", bytes.NewBuffer(shipPayload))
-	if err != nil {
-		return "", fmt.Errorf("failed POST to shipping service: %+v", err)
+	if shipped.TrackingID == "" {
+		return "", fmt.Errorf("shipping service returned an empty tracking ID")
 	}
-	defer resp.Body.Close()
-
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("failed POST to shipping service: expected 200, got %d", resp.StatusCode)
-	}
-
-	trackingRespBytes, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", fmt.Errorf("failed to read ship order response: %+v", err)
-	}
-
-	var shipResp struct {
-		TrackingID string `json:"tracking_id"`
-	}
-	if err := json.Unmarshal(trackingRespBytes, &shipResp); err != nil {
-		return "", fmt.Errorf("failed to unmarshal ship order response: %+v", err)
-	}
-	if shipResp.TrackingID == "" {
-		return "", fmt.Errorf("tracking ID is empty")
-	}
-
-	return shipResp.TrackingID, nil
+	return shipped.TrackingID, nil
 }
 
+func (cs *checkout) sendOrderConfirmation(ctx context.Context, email string, order *pb.OrderResult) error {
+	payload := map[string]any{"email": email, "order": order}
+	return postJSON(ctx, cs.httpClient, "email", cs.emailSvcAddr+"/send_order_confirmation", payload, nil)
+}
+
+// sendToPostProcessor publishes the order on the orders topic and waits for
+// the broker's acknowledgement (or the request context to end).
 func (cs *checkout) sendToPostProcessor(ctx context.Context, result *pb.OrderResult) {
-	message, err := proto.Marshal(result)
+	payload, err := proto.Marshal(result)
 	if err != nil {
-		logger.Error(fmt.Sprintf("Failed to marshal message to protobuf: %+v", err))
+		logger.Error("could not encode order for kafka", slog.Any("error", err))
 		return
 	}
 
-	msg := sarama.ProducerMessage{
-		Topic: kafka.Topic,
-		Value: sarama.ByteEncoder(message),
-	}
-
-	// Inject tracing info into message
-	span := createProducerSpan(ctx, &msg)
+	msg := &sarama.ProducerMessage{Topic: kafka.Topic, Value: sarama.ByteEncoder(payload)}
+	span := createProducerSpan(ctx, msg)
 	defer span.End()
 
-	// Send message and handle response
-	startTime := time.Now()
+	started := time.Now()
+	record := func(ok bool) {
+		span.SetAttributes(
+			attribute.Bool("messaging.kafka.producer.success", ok),
+			attribute.Int("messaging.kafka.producer.duration_ms", int(time.Since(started).Milliseconds())),
+		)
+	}
+
 	select {
-	case cs.KafkaProducerClient.Input() <- &msg:
-		logger.Info(fmt.Sprintf("Message sent to Kafka: %v", msg))
-		select {
-		case successMsg := <-cs.KafkaProducerClient.Successes():
-			span.SetAttributes(
-				attribute.Bool("messaging.kafka.producer.success", true),
-				attribute.Int("messaging.kafka.producer.duration_ms", int(time.Since(startTime).Milliseconds())),
-				attribute.KeyValue(semconv.MessagingKafkaMessageOffset(int(successMsg.Offset))),
-			)
-			logger.Info(fmt.Sprintf("Successful to write message. offset: %v, duration: %v", successMsg.Offset, time.Since(startTime)))
-		case errMsg := <-cs.KafkaProducerClient.Errors():
-			span.SetAttributes(
-				attribute.Bool("messaging.kafka.producer.success", false),
-				attribute.Int("messaging.kafka.producer.duration_ms", int(time.Since(startTime).Milliseconds())),
-			)
-			logger.Error(fmt.Sprintf("Failed to write message: %v", errMsg.Err))
-		case <-ctx.Done():
-			span.SetAttributes(
-				attribute.Bool("messaging.kafka.producer.success", false),
-				attribute.Int("messaging.kafka.producer.duration_ms", int(time.Since(startTime).Milliseconds())),
-			)
-			logger.Warn(fmt.Sprintf("Context canceled before success message received: %v", ctx.Err()))
-		}
+	case cs.KafkaProducerClient.Input() <- msg:
 	case <-ctx.Done():
-		logger.Error(fmt.Sprintf("Failed to send message to Kafka within context deadline: %v", ctx.Err()))
+		logger.Error("order not queued for kafka before the deadline", slog.Any("error", ctx.Err()))
 		return
+	}
+
+	select {
+	case ack := <-cs.KafkaProducerClient.Successes():
+		record(true)
+		span.SetAttributes(semconv.MessagingKafkaMessageOffset(int(ack.Offset)))
+		logger.Info("order published", slog.Int64("offset", ack.Offset), slog.Duration("took", time.Since(started)))
+	case failed := <-cs.KafkaProducerClient.Errors():
+		record(false)
+		logger.Error("kafka rejected the order", slog.Any("error", failed.Err))
+	case <-ctx.Done():
+		record(false)
+		logger.Warn("gave up waiting for the kafka ack", slog.Any("error", ctx.Err()))
 	}
 }
 
-var clientsMu sync.Mutex
+var dialMu sync.Mutex
 
+// mustCreateClient opens an instrumented, plaintext gRPC connection or exits.
 func mustCreateClient(svcAddr string) *grpc.ClientConn {
-	clientsMu.Lock()
-	defer clientsMu.Unlock()
-	c, err := grpc.NewClient(svcAddr,
+	dialMu.Lock()
+	defer dialMu.Unlock()
+
+	conn, err := grpc.NewClient(svcAddr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 	)
 	if err != nil {
-		logger.Error(fmt.Sprintf("could not connect to %s service, err: %+v", svcAddr, err))
+		logger.Error("cannot create gRPC client", slog.String("addr", svcAddr), slog.Any("error", err))
 		os.Exit(1)
 	}
-	return c
+	return conn
+}
+
+// newHTTPClient is the client for the HTTP services (shipping, email), traced.
+func newHTTPClient() *http.Client {
+	return &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport)}
 }

@@ -1,6 +1,7 @@
-# Copyright The OpenTelemetry Authors
-# SPDX-License-Identifier: Apache-2.0
+# email: renders order confirmations for checkout and hands them to Pony.
+# Delivery uses Pony's :test transport, so nothing leaves the pod.
 
+require "json"
 require "ostruct"
 require "pony"
 require "sinatra"
@@ -11,47 +12,48 @@ require "openfeature/flagd/provider"
 set :port, ENV["EMAIL_PORT"]
 
 OpenFeature::SDK.configure do |config|
-  config.set_provider OpenFeature::Flagd::Provider.build_client
+  config.set_provider(OpenFeature::Flagd::Provider.build_client)
 end
 
+SENDER_ADDRESS = "noreply@example.com"
+CONFIRMATION_SUBJECT = "Your confirmation email"
+
 post "/send_order_confirmation" do
-  data = JSON.parse(request.body.read, object_class: OpenStruct)
+  payload = JSON.parse(request.body.read, object_class: OpenStruct)
 
-  # get the current auto-instrumented span
-  current_span = OpenTelemetry::Trace.current_span
-  current_span.add_attributes({
-    "app.order.id" => data.order.order_id,
-  })
+  # the request span comes from the sinatra auto-instrumentation
+  OpenTelemetry::Trace.current_span.set_attribute("app.order.id", payload.order.order_id)
 
-  send_email(data)
+  send_email(payload)
+  status 200
 end
 
 error do
   OpenTelemetry::Trace.current_span.record_exception(env["sinatra.error"])
 end
 
+# The emailMemoryLeak flag is a multiplier: at N the mail body is padded to N
+# times its size, which makes the service hold far more memory per request.
+def leak_padding(body)
+  flags = OpenFeature::SDK.build_client
+  factor = flags.fetch_number_value(flag_key: "emailMemoryLeak", default_value: 0).to_i
+  " " * [body.length * (factor - 1), 0].max
+end
+
 def send_email(data)
-  # create and start a manual span
   tracer = OpenTelemetry.tracer_provider.tracer("email")
   tracer.in_span("send_email") do |span|
-    client = OpenFeature::SDK.build_client
-    memory_leak_multiplier = client.fetch_number_value(flag_key: "emailMemoryLeak", default_value: 0)
-
-    confirmation_content = erb(:confirmation, locals: { order: data.order })
-    whitespace_length = [0, confirmation_content.length * (memory_leak_multiplier - 1)].max
+    body = erb(:confirmation, locals: { order: data.order })
 
     Pony.mail(
-      to:       data.email,
-      from:     "noreply@example.com",
-      subject:  "Your confirmation email",
-      body:     confirmation_content + " " * whitespace_length,
-      via:      :test
+      to: data.email,
+      from: SENDER_ADDRESS,
+      subject: CONFIRMATION_SUBJECT,
+      body: body + leak_padding(body),
+      via: :test
     )
+
     span.set_attribute("app.email.recipient", data.email)
     puts "Order confirmation email sent to: #{data.email}"
   end
-  # manually created spans need to be ended
-  # in Ruby, the method `in_span` ends it automatically
-  # check out the OpenTelemetry Ruby docs at:
-  # https://opentelemetry.io/docs/instrumentation/ruby/manual/#creating-new-spans
 end

@@ -1,5 +1,5 @@
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
+// Package money does arithmetic on pb.Money values: whole units plus nanos
+// (10^-9 units) that share the sign of the units.
 package money
 
 import (
@@ -9,9 +9,8 @@ import (
 )
 
 const (
-	nanosMin = -999999999
-	nanosMax = +999999999
-	nanosMod = 1000000000
+	nanosPerUnit = 1_000_000_000
+	maxNanos     = nanosPerUnit - 1
 )
 
 var (
@@ -19,63 +18,58 @@ var (
 	ErrMismatchingCurrency = errors.New("mismatching currency codes")
 )
 
-// IsValid checks if specified value has a valid units/nanos signs and ranges.
+// IsValid reports whether m has nanos within ±999,999,999 and units and nanos
+// that do not point in opposite directions.
 func IsValid(m *pb.Money) bool {
-	return signMatches(m) && validNanos(m.GetNanos())
+	units, nanos := m.GetUnits(), m.GetNanos()
+	if nanos < -maxNanos || nanos > maxNanos {
+		return false
+	}
+	opposite := (units > 0 && nanos < 0) || (units < 0 && nanos > 0)
+	return !opposite
 }
 
-func signMatches(m *pb.Money) bool {
-	return m.GetNanos() == 0 || m.GetUnits() == 0 || (m.GetNanos() < 0) == (m.GetUnits() < 0)
-}
-
-func validNanos(nanos int32) bool { return nanosMin <= nanos && nanos <= nanosMax }
-
-// Sum adds two values. Returns an error if one of the values are invalid or
-// currency codes are not matching (unless currency code is unspecified for
-// both).
+// Sum returns l+r. Both values must be valid and carry the same currency code.
 func Sum(l, r *pb.Money) (*pb.Money, error) {
 	if !IsValid(l) || !IsValid(r) {
 		return &pb.Money{}, ErrInvalidValue
-	} else if l.GetCurrencyCode() != r.GetCurrencyCode() {
+	}
+	if l.GetCurrencyCode() != r.GetCurrencyCode() {
 		return &pb.Money{}, ErrMismatchingCurrency
 	}
-	units := l.GetUnits() + r.GetUnits()
-	nanos := l.GetNanos() + r.GetNanos()
 
-	if (units == 0 && nanos == 0) || (units > 0 && nanos >= 0) || (units < 0 && nanos <= 0) {
-		// same sign <units, nanos>
-		units += int64(nanos / nanosMod)
-		nanos = nanos % nanosMod
-	} else {
-		// different sign. nanos guaranteed to not to go over the limit
-		if units > 0 {
-			units--
-			nanos += nanosMod
-		} else {
-			units++
-			nanos -= nanosMod
-		}
+	units := l.GetUnits() + r.GetUnits()
+	nanos := int64(l.GetNanos()) + int64(r.GetNanos())
+
+	// carry whole units out of the nanos, then make both parts agree in sign
+	units += nanos / nanosPerUnit
+	nanos %= nanosPerUnit
+	switch {
+	case units > 0 && nanos < 0:
+		units--
+		nanos += nanosPerUnit
+	case units < 0 && nanos > 0:
+		units++
+		nanos -= nanosPerUnit
 	}
 
 	return &pb.Money{
+		CurrencyCode: l.GetCurrencyCode(),
 		Units:        units,
-		Nanos:        nanos,
-		CurrencyCode: l.GetCurrencyCode()}, nil
+		Nanos:        int32(nanos),
+	}, nil
 }
 
-// MultiplySlow is a slow multiplication operation done through adding the value
-// to itself n-1 times.
+// MultiplySlow returns m*n by repeated addition (n of 0 or 1 returns m).
 func MultiplySlow(m *pb.Money, n uint32) *pb.Money {
-	out := m
-	for n > 1 {
-		out = Must(Sum(out, m))
-		n--
+	product := m
+	for i := uint32(1); i < n; i++ {
+		product = Must(Sum(product, m))
 	}
-	return out
+	return product
 }
 
-// Must panics if the given error is not nil. This can be used with other
-// functions like: "m := Must(Sum(a,b))".
+// Must unwraps a (value, error) pair, panicking on error: total := Must(Sum(a, b)).
 func Must(v *pb.Money, err error) *pb.Money {
 	if err != nil {
 		panic(err)

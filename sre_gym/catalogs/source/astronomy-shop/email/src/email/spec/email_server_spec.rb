@@ -1,32 +1,45 @@
-# Copyright The OpenTelemetry Authors
-# SPDX-License-Identifier: Apache-2.0
-
+require "json"
 require "rack/test"
 require "rspec"
 require_relative "../email_server"
 
-RSpec.describe "email server" do
+RSpec.describe "POST /send_order_confirmation" do
   include Rack::Test::Methods
 
   def app
     Sinatra::Application
   end
 
-  let(:order) do
+  let(:payload) do
     {
-      email: "someone@example.com",
+      email: "stargazer@example.com",
       order: {
-        order_id: "505",
-        shipping_tracking_id: "tracking-1",
-        shipping_cost: { units: 10, nanos: 0, currency_code: "USD" },
-        shipping_address: { street_address: "1 Main St", city: "Seattle", country: "US", zip_code: "98101" },
-        items: [{ item: { product_id: "OLJCESPC7Z", quantity: 1 }, cost: { units: 101, nanos: 960000000, currency_code: "USD" } }],
+        order_id: "0c8b5a1e-7d2f-11ef-9c1a-0242ac120002",
+        shipping_tracking_id: "TRK-42",
+        shipping_cost: { currency_code: "USD", units: 8, nanos: 990_000_000 },
+        shipping_address: { street_address: "1600 Amphitheatre Pkwy", city: "Mountain View", country: "US", zip_code: "94043" },
+        items: [
+          { item: { product_id: "66VCHSJNUP", quantity: 2 }, cost: { currency_code: "USD", units: 349, nanos: 950_000_000 } },
+        ],
       },
     }
   end
 
-  it "accepts order confirmations" do
-    post "/send_order_confirmation", order.to_json
+  before { Mail::TestMailer.deliveries.clear }
+
+  it "answers 200 and delivers one mail to the customer" do
+    post "/send_order_confirmation", JSON.generate(payload), "CONTENT_TYPE" => "application/json"
+
     expect(last_response.status).to eq(200)
+    expect(Mail::TestMailer.deliveries.size).to eq(1)
+    expect(Mail::TestMailer.deliveries.first.to).to eq(["stargazer@example.com"])
+  end
+
+  it "lists every ordered product in the body" do
+    post "/send_order_confirmation", JSON.generate(payload), "CONTENT_TYPE" => "application/json"
+
+    body = Mail::TestMailer.deliveries.first.body.to_s
+    expect(body).to include("66VCHSJNUP")
+    expect(body).to include("349.95 USD")
   end
 end

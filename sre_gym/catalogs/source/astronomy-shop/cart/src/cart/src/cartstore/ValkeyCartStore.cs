@@ -1,48 +1,41 @@
-// Copyright The OpenTelemetry Authors
-// SPDX-License-Identifier: Apache-2.0
+// Cart storage backed by Valkey (Redis protocol). Each user's cart is one hash
+// whose "cart" field holds the serialized Oteldemo.Cart protobuf.
 using System;
 using System.Linq;
 using System.Threading.Tasks;
-using Grpc.Core;
-using StackExchange.Redis;
 using Google.Protobuf;
+using Grpc.Core;
 using Microsoft.Extensions.Logging;
-using System.Diagnostics.Metrics;
-using System.Diagnostics;
+using StackExchange.Redis;
 
 namespace cart.cartstore;
 
 public class ValkeyCartStore : ICartStore
 {
-    private readonly ILogger _logger;
     private const string CartFieldName = "cart";
     private const int RedisRetryNumber = 30;
+    private static readonly TimeSpan CartTtl = TimeSpan.FromMinutes(60);
+
+    private readonly ILogger _logger;
+    private readonly ConfigurationOptions _options;
+    private readonly byte[] _emptyCartBytes = new Oteldemo.Cart().ToByteArray();
+    private readonly object _connectLock = new();
 
     private volatile ConnectionMultiplexer _redis;
-    private volatile bool _isRedisConnectionOpened;
-
-    private readonly object _locker = new();
-    private readonly byte[] _emptyCartBytes;
-    private readonly string _connectionString;
-
-    private readonly ConfigurationOptions _redisConnectionOptions;
+    private volatile bool _connected;
 
     public ValkeyCartStore(ILogger<ValkeyCartStore> logger, string valkeyAddress)
     {
         _logger = logger;
-        // Serialize empty cart into byte array.
-        var cart = new Oteldemo.Cart();
-        _emptyCartBytes = cart.ToByteArray();
-        _connectionString = $"{valkeyAddress},ssl=false,allowAdmin=true,abortConnect=false";
 
-        _redisConnectionOptions = ConfigurationOptions.Parse(_connectionString);
-
-        // Try to reconnect multiple times if the first retry fails.
-        _redisConnectionOptions.ConnectRetry = RedisRetryNumber;
-        _redisConnectionOptions.ReconnectRetryPolicy = new ExponentialRetry(1000);
-
-        _redisConnectionOptions.KeepAlive = 180;
+        _options = ConfigurationOptions.Parse($"{valkeyAddress},ssl=false,allowAdmin=true,abortConnect=false");
+        // keep retrying while valkey starts up; back off exponentially from one second
+        _options.ConnectRetry = RedisRetryNumber;
+        _options.ReconnectRetryPolicy = new ExponentialRetry(1000);
+        _options.KeepAlive = 180;
     }
+
+    public void Initialize() => EnsureRedisConnected();
 
     public ConnectionMultiplexer GetConnection()
     {
@@ -50,150 +43,126 @@ public class ValkeyCartStore : ICartStore
         return _redis;
     }
 
-    public void Initialize()
-    {
-        EnsureRedisConnected();
-    }
-
     private void EnsureRedisConnected()
     {
-        if (_isRedisConnectionOpened)
+        if (_connected)
         {
             return;
         }
 
-        // Connection is closed or failed - open a new one but only at the first thread
-        lock (_locker)
+        lock (_connectLock)
         {
-            if (_isRedisConnectionOpened)
+            if (_connected)
             {
                 return;
             }
 
-            _logger.LogDebug("Connecting to Redis: {_connectionString}", _connectionString);
-            _redis = ConnectionMultiplexer.Connect(_redisConnectionOptions);
-
-            if (_redis == null || !_redis.IsConnected)
+            _logger.LogDebug("Connecting to valkey at {Endpoints}", _options.ToString(includePassword: false));
+            var redis = ConnectionMultiplexer.Connect(_options);
+            if (redis is null || !redis.IsConnected)
             {
-                _logger.LogError("Wasn't able to connect to redis");
-
-                // We weren't able to connect to Redis despite some retries with exponential backoff.
+                _logger.LogError("Could not connect to valkey after {Retries} attempts", RedisRetryNumber);
                 throw new ApplicationException("Wasn't able to connect to redis");
             }
 
-            _logger.LogInformation("Successfully connected to Redis");
-            var cache = _redis.GetDatabase();
+            // a round trip proves the connection is usable before we hand it out
+            var probe = redis.GetDatabase();
+            probe.StringSet(CartFieldName, "OK");
+            _logger.LogDebug("Valkey round trip returned {Value}", (string?)probe.StringGet(CartFieldName));
 
-            _logger.LogDebug("Performing small test");
-            cache.StringSet("cart", "OK" );
-            object res = cache.StringGet("cart");
-            _logger.LogDebug("Small test result: {res}", res);
-
-            _redis.InternalError += (_, e) => { Console.WriteLine(e.Exception); };
-            _redis.ConnectionRestored += (_, _) =>
+            redis.ConnectionFailed += (_, args) =>
             {
-                _isRedisConnectionOpened = true;
-                _logger.LogInformation("Connection to redis was restored successfully.");
+                _connected = false;
+                _logger.LogWarning("Valkey connection lost: {FailureType}", args.FailureType);
             };
-            _redis.ConnectionFailed += (_, _) =>
+            redis.ConnectionRestored += (_, _) =>
             {
-                _logger.LogInformation("Connection failed. Disposing the object");
-                _isRedisConnectionOpened = false;
+                _connected = true;
+                _logger.LogInformation("Valkey connection restored");
             };
+            redis.InternalError += (_, args) => _logger.LogError(args.Exception, "Valkey internal error");
 
-            _isRedisConnectionOpened = true;
+            _redis = redis;
+            _connected = true;
+            _logger.LogInformation("Connected to valkey");
         }
+    }
+
+    private IDatabase Database()
+    {
+        EnsureRedisConnected();
+        return _redis.GetDatabase();
+    }
+
+    private static RpcException StorageUnavailable(Exception inner) =>
+        new(new Status(StatusCode.FailedPrecondition, $"Can't access cart storage. {inner}"));
+
+    private static async Task SaveAsync(IDatabase db, string userId, byte[] payload)
+    {
+        await db.HashSetAsync(userId, new[] { new HashEntry(CartFieldName, payload) });
+        await db.KeyExpireAsync(userId, CartTtl);
     }
 
     public async Task AddItemAsync(string userId, string productId, int quantity)
     {
-        var stopwatch = Stopwatch.StartNew();
-        _logger.LogInformation("AddItemAsync called with userId={userId}, productId={productId}, quantity={quantity}", userId, productId, quantity);
-
+        _logger.LogInformation("AddItemAsync called with userId={userId}, productId={productId}, quantity={quantity}",
+            userId, productId, quantity);
         try
         {
-            EnsureRedisConnected();
+            var db = Database();
+            var stored = await db.HashGetAsync(userId, CartFieldName);
+            var cart = stored.IsNull
+                ? new Oteldemo.Cart { UserId = userId }
+                : Oteldemo.Cart.Parser.ParseFrom(stored);
 
-            var db = _redis.GetDatabase();
-
-            // Access the cart from the cache
-            var value = await db.HashGetAsync(userId, CartFieldName);
-
-            Oteldemo.Cart cart;
-            if (value.IsNull)
+            var line = cart.Items.FirstOrDefault(item => item.ProductId == productId);
+            if (line is null)
             {
-                cart = new Oteldemo.Cart
-                {
-                    UserId = userId
-                };
                 cart.Items.Add(new Oteldemo.CartItem { ProductId = productId, Quantity = quantity });
             }
             else
             {
-                cart = Oteldemo.Cart.Parser.ParseFrom(value);
-                var existingItem = cart.Items.SingleOrDefault(i => i.ProductId == productId);
-                if (existingItem == null)
-                {
-                    cart.Items.Add(new Oteldemo.CartItem { ProductId = productId, Quantity = quantity });
-                }
-                else
-                {
-                    existingItem.Quantity += quantity;
-                }
+                line.Quantity += quantity;
             }
 
-            await db.HashSetAsync(userId, new[]{ new HashEntry(CartFieldName, cart.ToByteArray()) });
-            await db.KeyExpireAsync(userId, TimeSpan.FromMinutes(60));
+            await SaveAsync(db, userId, cart.ToByteArray());
         }
-        catch (Exception ex)
+        catch (Exception ex) when (ex is not RpcException)
         {
-            throw new RpcException(new Status(StatusCode.FailedPrecondition, $"Can't access cart storage. {ex}"));
+            throw StorageUnavailable(ex);
         }
     }
 
     public async Task EmptyCartAsync(string userId)
     {
         _logger.LogInformation("EmptyCartAsync called with userId={userId}", userId);
-
         try
         {
-            EnsureRedisConnected();
-            var db = _redis.GetDatabase();
-
-            // Update the cache with empty cart for given user
-            await db.HashSetAsync(userId, new[] { new HashEntry(CartFieldName, _emptyCartBytes) });
-            await db.KeyExpireAsync(userId, TimeSpan.FromMinutes(60));
+            await SaveAsync(Database(), userId, _emptyCartBytes);
         }
-        catch (Exception ex)
+        catch (Exception ex) when (ex is not RpcException)
         {
-            throw new RpcException(new Status(StatusCode.FailedPrecondition, $"Can't access cart storage. {ex}"));
+            throw StorageUnavailable(ex);
         }
     }
 
     public async Task<Oteldemo.Cart> GetCartAsync(string userId)
     {
         _logger.LogInformation("GetCartAsync called with userId={userId}", userId);
-
         try
         {
-            EnsureRedisConnected();
-
-            var db = _redis.GetDatabase();
-
-            // Access the cart from the cache
-            var value = await db.HashGetAsync(userId, CartFieldName);
-
-            if (!value.IsNull)
+            var value = await Database().HashGetAsync(userId, CartFieldName);
+            if (value.IsNull)
             {
-                return Oteldemo.Cart.Parser.ParseFrom(value);
+                // unknown users simply have an empty cart
+                return new Oteldemo.Cart();
             }
 
-            // We decided to return empty cart in cases when user wasn't in the cache before
-            return new Oteldemo.Cart();
+            return Oteldemo.Cart.Parser.ParseFrom(value);
         }
-        catch (Exception ex)
+        catch (Exception ex) when (ex is not RpcException)
         {
-            throw new RpcException(new Status(StatusCode.FailedPrecondition, $"Can't access cart storage. {ex}"));
+            throw StorageUnavailable(ex);
         }
     }
 
@@ -201,11 +170,9 @@ public class ValkeyCartStore : ICartStore
     {
         try
         {
-            var cache = _redis.GetDatabase();
-            var res = cache.Ping();
-            return res != TimeSpan.Zero;
+            return _redis?.GetDatabase().Ping() > TimeSpan.Zero;
         }
-        catch (Exception)
+        catch (RedisException)
         {
             return false;
         }

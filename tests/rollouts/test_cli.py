@@ -34,6 +34,13 @@ def test_rollout_prints_a_leaderboard_and_resumes(tmp_path, capsys):
         assert len(f.readlines()) == 4
 
 
+def test_rollout_takes_a_schedule_profile(capsys):
+    argv = ["rollout", "--agent", "oracle", "--apps", APP, "--seeds", "3", "--json", "-q"]
+    assert main([*argv, "--schedule", "single"]) == 0
+    (rec,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rec["schedule"] == "single" and rec["scorecard"]["n_faults"] == 1
+
+
 def test_leaderboard_means_per_agent_and_app():
     recs = [
         {

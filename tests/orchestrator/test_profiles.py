@@ -7,6 +7,8 @@ from fnmatch import fnmatchcase
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sre_gym.catalogs import APPS, load_catalog
 from sre_gym.orchestrator import PROFILES, ScheduleProfile, profile_from, schedule
@@ -127,3 +129,43 @@ def test_profiles_are_frozen():
     with pytest.raises(ValueError):
         PROFILES["short"].duration_s = 60  # type: ignore[misc]
     assert isinstance(PROFILES["short"], ScheduleProfile)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    app=st.sampled_from(APPS),
+    seed=st.integers(0, 10_000),
+    invocations=st.integers(5, 60),
+    inject_share=st.floats(0.05, 1.0),
+    n=st.tuples(st.integers(0, 40), st.integers(0, 40)).map(sorted),
+    window=st.tuples(st.integers(4, 48), st.integers(0, 8), st.integers(0, 8)),
+    power=st.floats(0.0, 4.0),
+)
+def test_any_valid_profile_gives_a_consistent_schedule(
+    app, seed, invocations, inject_share, n, window, power
+):
+    duration = invocations * 120
+    inject = max(15, int(duration * inject_share) // 15 * 15)
+    lo = min(window[0] * 15, duration)
+    hi = min(lo + window[2] * 15, duration)
+    mode = min(lo + window[1] * 15, hi)
+    prof = {
+        "duration_s": duration,
+        "inject_s": inject,
+        "n_faults": list(n),
+        "window_s": [lo, mode, hi],
+        "intensity_power": power,
+    }
+    s = schedule(app, seed, profile=prof)
+    assert s.to_json() == schedule(app, seed, profile=prof).to_json()
+    assert len(s.faults) <= n[1] and s.duration_s == duration and s.inject_s == inject
+    faults = {f.id: f for f in load_catalog(app).faults}
+    for f in s.faults:
+        assert 0 <= f.start < inject and f.start % TICK_S == 0 and f.end % TICK_S == 0
+        assert f.start < f.end <= duration
+        assert f.duration <= hi and (f.duration >= lo or f.end == duration)
+    for a in s.faults:  # never two faults on one target at once
+        for b in s.faults:
+            if a.index < b.index and a.start < b.end and b.start < a.end:
+                assert faults[a.fault_id].target != faults[b.fault_id].target
+    assert all(0 <= d.time <= duration - 300 for d in s.deploys)

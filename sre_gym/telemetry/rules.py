@@ -302,12 +302,14 @@ class AlertEngine:
         limit = min(int(math.floor(t * 1000)), self._final_ms())
         per_rule: list[tuple[list[int], Any]] = []
         all_times: set[int] = set()
+        # tiers of one template often share their expression: evaluate each (query, times) once
+        memo: dict[tuple[str, tuple[int, ...]], Any] = {}
         for i, plan in enumerate(self.plans):
             times = list(range(self._next_ms[i], limit + 1, self._interval_ms[i]))
             if times:
                 self._next_ms[i] = times[-1] + self._interval_ms[i]
                 all_times.update(times)
-            per_rule.append((times, self._eval_rule(i, plan, times) if times else None))
+            per_rule.append((times, self._eval_rule(i, plan, times, memo) if times else None))
         transitions: list[dict[str, Any]] = []
         for e_ms in sorted(all_times):
             e = e_ms / 1000
@@ -332,18 +334,29 @@ class AlertEngine:
             self.last_eval = e
         return transitions
 
-    def _eval_rule(self, i: int, plan: Plan, times: list[int]) -> dict[int, Any]:
-        """Series of rule ``i`` per evaluation time (ms) -> list of (labels dict, value)."""
-        secs = np.asarray(times, dtype=np.float64) / 1000
-        try:
-            res = self.engine.eval(plan, secs)
-        except PromQLError as e:
+    def _eval_rule(
+        self, i: int, plan: Plan, times: list[int], memo: dict | None = None
+    ) -> dict[int, Any]:
+        """Series of rule ``i`` per evaluation time (ms) -> list of (labels dict, value).
+
+        ``memo`` shares engine results (read-only) between rules with the same query and times;
+        an error is still recorded for every rule that hits it."""
+        key = (plan.query, tuple(times))
+        res = memo.get(key) if memo is not None else None
+        if res is None:
+            try:
+                res = self.engine.eval(plan, np.asarray(times, dtype=np.float64) / 1000)
+            except PromQLError as e:
+                res = e
+            if memo is not None:
+                memo[key] = res
+        if isinstance(res, PromQLError):
             if len(times) == 1:
-                self._error(i, times[0] / 1000, str(e))
+                self._error(i, times[0] / 1000, str(res))
                 return {}
             out: dict[int, Any] = {}
             for tm in times:  # find which evaluations fail, as Prometheus evaluates them one by one
-                out.update(self._eval_rule(i, plan, [tm]))
+                out.update(self._eval_rule(i, plan, [tm], memo))
             return out
         out = {}
         if res.kind == "scalar":

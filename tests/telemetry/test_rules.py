@@ -192,6 +192,38 @@ def test_query_errors_are_recorded_per_evaluation_time():
     assert [tr["t"] for tr in trs if tr["to"] == "firing"] == [60.0]
 
 
+def test_rules_sharing_a_query_share_one_evaluation_and_keep_their_own_state():
+    db = make_db({"a": OFF4_ON})
+    warn, crit = rule("A", "x > 0", "30s"), rule("A", "x > 0", "1m")
+    ae = engine_for(db, warn, crit, rule("B", "x > 0.5"))
+    calls = []
+    real = ae.engine.eval
+    ae.engine.eval = lambda plan, times, **kw: calls.append(plan.query) or real(plan, times, **kw)
+    trs = ae.evaluate_until(285)
+    assert calls == ["x > 0", "x > 0.5"]  # one batch: the twin rule reused the first result
+    firing = [(tr["t"], tr["alert"]) for tr in trs if tr["to"] == "firing"]
+    assert firing == [(60.0, "B"), (90.0, "A"), (120.0, "A")]
+    alone = [engine_for(make_db({"a": OFF4_ON}), r) for r in (warn, crit)]
+    assert [tr["t"] for a in alone for tr in a.evaluate_until(285) if tr["to"] == "firing"] == [
+        90.0,
+        120.0,
+    ]
+
+
+def test_a_shared_query_error_is_recorded_for_every_rule():
+    db = make_db({"a": [1.0] * 8, "b": [1.0] * 8})
+    db.families["x"].data[1, 4:] = math.nan
+    q = 'x{svc="a"} + on() x'
+    ae = engine_for(db, rule("A", q), rule("A2", q, "1m"))
+    ae.evaluate_until(105)
+    assert [(e["t"], e["alert"]) for e in ae.errors] == [
+        (0.0, "A"),
+        (30.0, "A"),
+        (0.0, "A2"),
+        (30.0, "A2"),
+    ]
+
+
 def test_scalar_expression_fires_without_labels():
     ae = engine_for(
         make_db({"a": [1.0] * 2}), rule("Always", "1 > bool 0"), rule("Vec", "vector(1)")

@@ -23,9 +23,8 @@ from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
 from sre_gym.tools.specs import BUDGET_S
 
-N_INVOCATIONS = (
-    EPISODE_S // INVOCATION_S
-)  # 45 in the marathon profile; env.n_invocations in general
+# 45 in the marathon profile; an env's own count is env.n_invocations
+N_INVOCATIONS = EPISODE_S // INVOCATION_S
 MAX_CALLS = 64
 ALERTS_CHARS = 1 << 21
 RESULTS_CHARS = 1 << 21
@@ -55,7 +54,7 @@ def custom_schedule(
     curricula, fault studies and catalog validation; None means seeded."""
     if faults is None:
         return None
-    prof = prof if prof is not None else profile_from(None)
+    prof = profile_from(prof)
     duration = prof.duration_s
     from sre_gym.catalogs import load_catalog
 
@@ -133,10 +132,10 @@ class SREMarathonEnv(gym.Env):
     ## Description
 
     An SRE agent operates a microservice application (Online Boutique, Train Ticket or Astronomy Shop)
-    on a simulated Kubernetes cluster for a 90-minute marathon. A seeded orchestrator injects about sixty overlapping faults over the
-    first 60 minutes with increasing intensity (bad commits and config changes through the build
-    pipeline, resource, network, dependency and node trouble), each active for 4-12 minutes unless
-    repaired; the last 30 minutes bring no new faults. The agent never learns when a fault starts: it
+    on a simulated Kubernetes cluster for a 90-minute marathon. A seeded orchestrator injects about
+    sixty overlapping faults over the first 60 minutes with increasing intensity (bad commits and
+    config changes through the build pipeline, resource, network, dependency and node trouble), each
+    active for 4-12 minutes unless repaired; the last 30 minutes bring no new faults. The agent never learns when a fault starts: it
     sees alerts that Prometheus rules raise from telemetry, and must group them into incidents, name the
     root-cause service and responsible artifact, and repair through guarded tools.
 
@@ -154,9 +153,8 @@ class SREMarathonEnv(gym.Env):
     ## Observation Space
 
     `Dict` of `time` (simulated unix seconds), `invocation` (0-45 in a marathon), and printable-ASCII
-    JSON text:
-    `alerts` (cumulative alert history: id, name, severity, state, labels, starts/ends, summary),
-    `tool_results` (results of the previous step's calls, in order), `incidents` (open incidents the
+    JSON text: `alerts` (cumulative alert history: id, name, severity, state, labels, starts/ends,
+    summary), `tool_results` (results of the previous step's calls, in order), `incidents` (open incidents the
     agent reported) and `notes` (the agent's persistent workspace: whatever the last action's `"notes"`
     said, JSON-escaped to printable ASCII and kept up to 65536 characters, returned in every
     observation until the agent rewrites it; the env never reads it). Nothing in it names a fault.
@@ -174,8 +172,8 @@ class SREMarathonEnv(gym.Env):
     ## Episode End
 
     Terminates after 45 invocations (90 simulated minutes; `env.n_invocations` under another schedule
-    profile). There is no truncation. The last step's
-    `info["scorecard"]` holds every metric; with `bundle_dir` set, `info["bundle"]` is the sealed bundle.
+    profile). There is no truncation. The last step's `info["scorecard"]` holds every metric; with
+    `bundle_dir` set, `info["bundle"]` is the sealed bundle.
 
     ## Arguments
 

@@ -151,13 +151,17 @@ def schedule(
     picks = g.random(n)
     faults = prof.pick(list(cat.faults), app)
     uses = {f.id: 0 for f in faults}
-    active: list[tuple[int, Fault]] = []
+    # placed faults that a later arrival may still overlap: arrivals come in start order, but one that
+    # waited for a free target may start after the next ones, so overlap is checked on whole windows
+    placed: list[tuple[int, int, Fault]] = []
     out: list[ScheduledFault] = []
     for i in range(n):
         s, d = int(starts[i]), int(durs[i])
+        placed = [p for p in placed if p[1] > starts[i]]  # no later arrival starts before starts[i]
         while True:
-            active = [(e, f) for e, f in active if e > s]
-            ok = [f for f in faults if not any(_conflicts(f, af) for _, af in active)]
+            end = min(s + d, episode)
+            busy = [af for a_s, a_e, af in placed if a_s < end and s < a_e]
+            ok = [f for f in faults if not any(_conflicts(f, af) for af in busy)]
             if ok or s + TICK_S >= inject:
                 break
             s += TICK_S  # everything conflicts right now: the arrival waits for a fault to end
@@ -167,8 +171,7 @@ def schedule(
         pool = [f for f in ok if uses[f.id] == least]
         f = pool[int(picks[i] * len(pool))]
         uses[f.id] += 1
-        end = min(s + d, episode)
-        active.append((end, f))
+        placed.append((s, end, f))
         out.append(ScheduledFault(len(out), f.id, s, end))
     # ordinary deploys on services untouched by any fault around that time; a change that delivers a
     # fault (quarantined ones included) or carries a defect is never ordinary

@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sre_gym.catalogs import APPS, load_catalog
@@ -140,6 +140,16 @@ def test_profiles_are_frozen():
     n=st.tuples(st.integers(0, 40), st.integers(0, 40)).map(sorted),
     window=st.tuples(st.integers(4, 48), st.integers(0, 8), st.integers(0, 8)),
     power=st.floats(0.0, 4.0),
+)
+# 17 faults in a 75 s injection window: arrivals wait for free targets, then start after later ones
+@example(
+    app="online-boutique",
+    seed=0,
+    invocations=12,
+    inject_share=0.0546875,
+    n=[0, 17],
+    window=(4, 0, 0),
+    power=0.0,
 )
 def test_any_valid_profile_gives_a_consistent_schedule(
     app, seed, invocations, inject_share, n, window, power

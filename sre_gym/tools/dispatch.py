@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from sre_gym.backends.base import OperationError
 from sre_gym.bundle.evidence import Evidence
+from sre_gym.sim.diffs import reverse_diff
 from sre_gym.telemetry.promql import PromQLError
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile, forbidden_reason, profile_refusal
 from sre_gym.tools.specs import TOOLS
@@ -310,14 +311,18 @@ class Toolbox:
                 break
         return out
 
-    def _show_change(self, a: dict, t: float, inv: int) -> dict:
-        sha = a["sha"].lower()
+    def _change(self, sha: str, t: float) -> dict:
+        """The one change deployed by ``t`` whose sha starts with ``sha``."""
+        sha = sha.lower()
         hits = [c for c in self.b.changes() if c["sha"].startswith(sha) and c["t"] <= t]
         if not hits:
             raise OperationError(f"no change with sha {sha!r}")
         if len(hits) > 1:
             raise OperationError(f"sha prefix {sha!r} is ambiguous ({len(hits)} changes)")
-        c = hits[0]
+        return hits[0]
+
+    def _show_change(self, a: dict, t: float, inv: int) -> dict:
+        c = self._change(a["sha"], t)
         return {
             k: c[k]
             for k in (
@@ -481,9 +486,24 @@ class Toolbox:
     def _submit_patch(self, a: dict, t: float, inv: int) -> Any:
         svc = a["service"]
         build = self._capability("submit_patch", "the build pipeline")
-        return self._intervene(
-            a, t, "submit_patch", svc, f"source/{svc}", lambda: build(svc, a["diff"], t)
-        )
+
+        def submit() -> Any:
+            diff = a["diff"] if a["revert"] is None else self._revert_diff(svc, a["revert"], t)
+            return build(svc, diff, t)
+
+        return self._intervene(a, t, "submit_patch", svc, f"source/{svc}", submit)
+
+    def _revert_diff(self, service: str, sha: str, t: float) -> str:
+        """The diff that undoes one of ``service``'s changes (refused before anything runs)."""
+        c = self._change(sha, t)
+        if c["service"] != service:
+            raise OperationError(f"change {c['sha'][:12]} belongs to {c['service']}, not {service}")
+        if not c["diff"]:
+            raise OperationError(
+                f"change {c['sha'][:12]} has no source diff to revert ({c['kind']}); "
+                "roll the deployment back instead"
+            )
+        return reverse_diff(c["diff"])
 
     def open_incidents(self) -> list[dict]:
         return [i.view() for i in self.incidents.values() if i.status == "open"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MAX_TEXT = 4096
 
@@ -214,12 +214,28 @@ class DeleteResource(Cites):
 
 
 class SubmitPatch(Cites):
-    """Submit a source patch (unified diff against the service's current source, as shown by
-    read_source) through the build pipeline: lint, unit tests, image build and rollout as a new
-    revision. A failing stage stops the pipeline and nothing is deployed; the error names the stage."""
+    """Submit a source patch through the build pipeline: lint, unit tests, image build and rollout as
+    a new revision. Give either `diff` (a unified diff against the service's current source, as shown
+    by read_source) or `revert` (the sha of one of the service's changes: its diff is undone on top of
+    the current source, as `git revert` does; unlike rollback it keeps later changes). A failing stage
+    stops the pipeline and nothing is deployed; the error names the stage."""
 
     service: str = Field(max_length=128)
-    diff: str = Field(min_length=1, max_length=65536, description="unified diff (--- a/ +++ b/)")
+    diff: str | None = Field(
+        None, min_length=1, max_length=65536, description="unified diff (--- a/ +++ b/)"
+    )
+    revert: str | None = Field(
+        None,
+        min_length=7,
+        max_length=40,
+        description="sha (or a prefix of at least 7 characters) of a change to revert",
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SubmitPatch:
+        if (self.diff is None) == (self.revert is None):
+            raise ValueError("give exactly one of diff or revert")
+        return self
 
 
 class Usage(Args):

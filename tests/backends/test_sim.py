@@ -24,17 +24,12 @@ class PatchingOracle(OracleAgent):
 
     def __init__(self, env, patch):
         super().__init__(env)
-        self.patch = patch  # fn(env, injection) -> diff text
+        self.patch = patch  # fn(env, injection) -> diff text, or {"revert": sha}
 
     def _remedy(self, inj, iid):
-        return [
-            call(
-                "submit_patch",
-                service=inj.fault.target,
-                diff=self.patch(self.env, inj),
-                incident_id=iid,
-            )
-        ]
+        p = self.patch(self.env, inj)
+        source = p if isinstance(p, dict) else {"diff": p}
+        return [call("submit_patch", service=inj.fault.target, incident_id=iid, **source)]
 
 
 def _episode(patch):
@@ -62,6 +57,16 @@ def test_reverting_the_commit_through_the_pipeline_repairs_the_fault():
     assert x["target"] == "recommendationservice"
     card = score(env.evidence, cutoff=env.backend.now)
     assert card["outcomes"]["handled"] == 1, card["outcomes"]
+
+
+def test_reverting_by_sha_builds_the_same_revert_and_repairs_the_fault():
+    env, results = _episode(lambda env, inj: {"revert": inj.detail["record"].sha[:10]})
+    assert results and results[0]["ok"], results
+    assert all(s["status"] == "passed" for s in results[0]["result"]["stages"])
+    (inj,) = [i for i in env.backend.injector.injections if i is not None]
+    (ours,) = [c for c in env.backend.changes() if c["author"] == "oncall-agent"]
+    assert ours["diff"] == reverse_diff(inj.detail["record"].diff)
+    assert score(env.evidence, cutoff=env.backend.now)["outcomes"]["handled"] == 1
 
 
 def test_a_different_hand_written_fix_is_judged_by_what_it_does():

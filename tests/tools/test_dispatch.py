@@ -7,6 +7,7 @@ import pytest
 from sre_gym.backends.base import OperationError
 from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
+from sre_gym.sim.diffs import reverse_diff
 from sre_gym.tools.dispatch import Invalid, Toolbox
 
 
@@ -207,12 +208,24 @@ def test_source_tools_without_backend_support_return_clear_errors(box):
     assert [d.current.number for d in real.cluster.world.deployments] == revs
 
 
+BAD = "--- a/src/cart.cs\n+++ b/src/cart.cs\n@@ -1 +1 @@\n-line0\n+line1\n"
+
+
 class FakeBuild:
     """A tiny backend with source trees and a pipeline, for the happy paths of the source tools."""
 
     def __init__(self):
         self.files = {"cartservice": {"src/cart.cs": "line1\nline2\nline3\nline4\n"}}
         self.builds = []
+        self.change_list = [
+            {"sha": "ab12cd34" * 5, "service": "cartservice", "kind": "code", "t": 3, "diff": BAD},
+            {"sha": "ab12ff00" * 5, "service": "frontend", "kind": "code", "t": 4, "diff": BAD},
+            {"sha": "99" * 20, "service": "cartservice", "kind": "image", "t": 4, "diff": ""},
+            {"sha": "77" * 20, "service": "cartservice", "kind": "code", "t": 50, "diff": BAD},
+        ]
+
+    def changes(self):
+        return self.change_list
 
     def topology(self):
         return {"services": [{"name": "cartservice"}, {"name": "frontend"}], "nodes": []}
@@ -237,7 +250,7 @@ class FakeBuild:
     def submit_patch(self, service, diff, t):
         if "syntax error" in diff:
             raise OperationError("lint failed: src/cart.cs:3: syntax error")
-        self.builds.append((service, t))
+        self.builds.append((service, t, diff))
         return {"lint": "passed", "unit-tests": "passed", "build": "passed", "rollout": "started"}
 
 
@@ -272,7 +285,7 @@ def test_submit_patch_is_an_intervention_through_the_pipeline():
     run(tb, "report_incident", 5, alert_ids=[], root_cause_services=["cartservice"])
     out, dur = run(tb, "submit_patch", 7, service="cartservice", diff=patch, incident_id="INC-0001")
     assert out["ok"] and out["result"]["build"] == "passed" and dur == 60
-    assert fb.builds == [("cartservice", 7)]
+    assert fb.builds == [("cartservice", 7, patch)]
     (x,) = tb.ev.of("intervention")
     assert (x["tool"], x["target"], x["object"], x["in_scope"]) == (
         "submit_patch",
@@ -317,3 +330,31 @@ def test_invalid_calls_are_reported_in_place(box):
     assert out == {"ok": False, "error": "arguments are not valid JSON"} and dur == 0
     (ev,) = tb.ev.of("tool_call")
     assert ev["tool"] == "get_alerts" and not ev["ok"]
+
+
+def test_submit_patch_reverts_a_change_by_sha():
+    fb = FakeBuild()
+    tb = Toolbox(fb, Evidence(manifest={}))
+    run(tb, "report_incident", 5, alert_ids=[], root_cause_services=["cartservice"])
+    out, dur = run(
+        tb, "submit_patch", 7, service="cartservice", revert="AB12CD34", incident_id="INC-0001"
+    )
+    assert out["ok"] and dur == 60
+    assert fb.builds == [("cartservice", 7, reverse_diff(BAD))]  # undone on top of the current tree
+    assert [x["object"] for x in tb.ev.of("intervention")] == ["source/cartservice"]
+    refusals = {
+        "ab12": "at least 7",  # too short a prefix
+        "ab12000": "no change with sha",
+        "ab12ff00": "belongs to frontend, not cartservice",
+        "9999999": "no source diff to revert",
+        "7777777": "no change with sha",  # not deployed yet at t=7
+    }
+    for sha, why in refusals.items():
+        out, _ = run(
+            tb, "submit_patch", 7, service="cartservice", revert=sha, incident_id="INC-0001"
+        )
+        assert not out["ok"] and why in out["error"], (sha, out)
+    for args in ({}, {"diff": BAD, "revert": "ab12cd34"}):
+        out, _ = run(tb, "submit_patch", 7, service="cartservice", incident_id="INC-0001", **args)
+        assert not out["ok"] and "exactly one of diff or revert" in out["error"]
+    assert len(fb.builds) == 1 and len(tb.ev.of("intervention")) == 1  # refusals changed nothing

@@ -26,6 +26,9 @@ from sre_gym.tools.specs import TOOLS
 RESULT_CHARS = 16_000  # a single result shown to the agent is cut here
 EVIDENCE_RESULT_CHARS = 1_000
 REFUSED_S = 1  # time charged for a call that does nothing
+# what list_changes shows of a change, and what show_change adds
+CHANGE_SUMMARY = ("sha", "service", "kind", "title", "author", "time", "revision", "image")
+CHANGE_DETAIL = (*CHANGE_SUMMARY, "files", "diff", "pipeline")
 
 
 @dataclass
@@ -292,21 +295,7 @@ class Toolbox:
                 continue
             if a["since_s"] is not None and c["t"] < t - a["since_s"]:
                 continue
-            out.append(
-                {
-                    k: c[k]
-                    for k in (
-                        "sha",
-                        "service",
-                        "kind",
-                        "title",
-                        "author",
-                        "time",
-                        "revision",
-                        "image",
-                    )
-                }
-            )
+            out.append({k: c[k] for k in CHANGE_SUMMARY})
             if len(out) >= a["limit"]:
                 break
         return out
@@ -323,22 +312,7 @@ class Toolbox:
 
     def _show_change(self, a: dict, t: float, inv: int) -> dict:
         c = self._change(a["sha"], t)
-        return {
-            k: c[k]
-            for k in (
-                "sha",
-                "service",
-                "kind",
-                "title",
-                "author",
-                "time",
-                "files",
-                "diff",
-                "image",
-                "revision",
-                "pipeline",
-            )
-        }
+        return {k: c[k] for k in CHANGE_DETAIL}
 
     # ------------------------------------------------------------------ reports
     def _check_alerts(self, ids: list[str], t: float) -> list[str]:

@@ -124,6 +124,14 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _names_right(inc: Any, f: dict[str, Any]) -> bool:
+    from sre_gym.scoring import scorer as S
+
+    return inc.culprits == frozenset(S.norm(c) for c in f["culprits"]) and S.artifact_matches(
+        inc.artifact, f["artifacts"], f.get("commit")
+    )
+
+
 def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
     ep0, t0, tick_s, hold, inv_s = (ctx[k] for k in ("ep0", "t0", "tick_s", "hold", "inv_s"))
     start, end = float(f["start"]), float(f["end"])
@@ -169,6 +177,11 @@ def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
         )
     if not loc:
         inc = corr[0]
+        if inc.located_at >= end and _names_right(inc, f):
+            return (
+                f"localized too late: {inc.id} named the culprit and artifact at "
+                f"{_rel(inc.located_at, ep0)}, after the revert at {_rel(end, ep0)}"
+            )
         return (
             f"reported as {inc.id} but not localized (named {sorted(inc.culprits)} / "
             f"{inc.artifact!r}, expected {sorted(f['culprits'])} / one of {f['artifacts'][:2]})"

@@ -5,7 +5,8 @@ Per injected fault f, in order:
   alert attributable to f: it started firing inside f's window plus the grace period, on an entity in
   f's affected scope;
 - localized: the matched incident's final root-cause set equals f's culprits and its artifact matches
-  one of f's artifact aliases (a commit may be given by any prefix of 7 or more hex digits);
+  one of f's artifact aliases (a commit may be given by any prefix of 7 or more hex digits), set
+  before f's revert;
 - repaired: an executed intervention that cites the matched incident and acts on f's scope, after
   which f's symptom probe is healthy and stays healthy for the hold period, all before the revert (or,
   if the probe never failed, the artifact is gone before the revert).
@@ -149,8 +150,10 @@ def score(
                     C_t[a, b] = min(C_t[a, b], max(joined, al["t"]))
             if not C[a, b]:
                 continue
-            L[a, b] = inc.culprits == culprits and artifact_matches(
-                inc.artifact, f["artifacts"], f.get("commit")
+            L[a, b] = (
+                inc.culprits == culprits
+                and artifact_matches(inc.artifact, f["artifacts"], f.get("commit"))
+                and (not cfg.localize_before_revert or inc.located_at < f["end"])
             )
             if L[a, b]:
                 rt = repairs.time(f, by_inc.get(inc.id, []), scopes[a])

@@ -6,7 +6,8 @@ They act through the same tools, budget and policy as any agent. Two families:
   then scales every deployment to zero, or restarts / rolls back every deployment each invocation
   (the "make everything green" hacks of SREGym#853). ``GiantIncidentAdversary`` keeps one incident
   holding every alert. ``AlertSpamAdversary`` reports one incident per alert naming that alert's
-  service and an artifact guess.
+  service and an artifact guess. ``RevertChaser`` waits for the orchestrator to revert a bad change
+  and then claims it, exactly right but after the fact.
 - ``DestructiveOracle`` knows the ground truth (like the oracle baseline) and so reports every
   fault with the right culprit and artifact, but "repairs" destructively: it scales the culprit to
   zero, or restarts / rolls back every deployment each invocation. It attacks the repair stage
@@ -265,6 +266,67 @@ class AlertSpamAdversary(_Learner):
         return b.calls
 
 
+class RevertChaser(_Learner):
+    """Claims faults after the fact. The orchestrator's revert of a bad change is itself a change
+    (``Revert "<title>"`` by release-manager); once one shows in ``list_changes``, this agent reports
+    one incident holding the alerts that started on that service between the change and its revert,
+    naming the service and the reverted change's sha: exactly right, and only ever too late.
+    """
+
+    name = "revert-chaser"
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        super().reset()
+        self.claimed: set[str] = set()
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
+        self.learn(obs)
+        b = _Budget()
+        # the last 20 minutes cover a window (at most 12) and keep the result under the size cut
+        b.add(call("list_changes", since_s=1200, limit=200))
+        changes = _result_of(obs, "list_changes", key="sha") or []
+        alerts = alerts_of(obs)
+        for rev in changes:
+            title = str(rev.get("title", ""))
+            if rev.get("author") != "release-manager" or not title.startswith('Revert "'):
+                continue
+            bad = next(
+                (
+                    c
+                    for c in changes  # newest first: the latest change with that title
+                    if c["service"] == rev["service"]
+                    and c["title"] == title[len('Revert "') : -1]
+                    and c["time"] < rev["time"]
+                ),
+                None,
+            )
+            if bad is None or bad["sha"] in self.claimed:
+                continue
+            svc = bad["service"]
+            ids = [
+                a["id"]
+                for a in alerts
+                if bad["time"] <= a["starts_at"] <= rev["time"]  # RFC 3339 UTC sorts as text
+                and svc in alert_entities(a["labels"])
+            ]
+            if not ids:
+                continue
+            report = call(
+                "report_incident",
+                alert_ids=ids,
+                root_cause_services=[svc],
+                artifact=bad["sha"],
+                summary=f"{svc}: {bad['title']}"[:200],
+            )
+            if not b.add(report):
+                break
+            self.claimed.add(bad["sha"])
+        return b.calls
+
+
 class DestructiveOracle(OracleAgent):
     """Reports every fault exactly like the oracle (right alerts, culprit and artifact), but instead
     of the fault's remedy it ``scale_to_zero``-s the fault's workloads (once per fault, like the
@@ -332,6 +394,7 @@ ADVERSARIES = (
     "giant-incident",
     "alert-spam-alert_name",
     "alert-spam-latest_change",
+    "revert-chaser",
     "destructive-oracle-scale_to_zero",
     "destructive-oracle-restart",
     "destructive-oracle-rollback",
@@ -346,6 +409,8 @@ def make_adversary(name: str, env: Any = None, **kwargs: Any) -> Agent:
         return GiantIncidentAdversary()
     if name.startswith("alert-spam-"):
         return AlertSpamAdversary(name.removeprefix("alert-spam-"))
+    if name == "revert-chaser":
+        return RevertChaser()
     if name.startswith("destructive-oracle-"):
         return DestructiveOracle(env, name.removeprefix("destructive-oracle-"))
     raise ValueError(f"unknown adversary {name!r}; available: {', '.join(ADVERSARIES)}")

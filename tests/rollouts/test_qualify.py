@@ -17,6 +17,7 @@ REASONS = (
     "alert too late",
     "not reported",
     "reported as",
+    "localized too late",
     "no remedy applied",
     "repair did not",
     "repair not verifiable",
@@ -52,6 +53,23 @@ def test_runbook_misses_are_explained_by_localization(episode):
     # the runbook never names an artifact, so its correlated faults fail at localization
     assert any(r["reason"].startswith("reported as") for r in report)
     assert not any(r["localized"] for r in report)
+
+
+def test_claims_after_the_revert_are_explained_as_too_late():
+    import gymnasium as gym
+
+    from sre_gym.testing import make_adversary
+
+    env = gym.make("SREMarathon-v0", app=APP)
+    agent = make_adversary("revert-chaser")
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(agent(obs, info))
+    report = fault_report(env.unwrapped.evidence)
+    late = [r for r in report if r["reason"] and r["reason"].startswith("localized too late")]
+    assert len(late) >= 5 and not any(r["localized"] for r in report)
+    assert all("after the revert" in r["reason"] for r in late)
 
 
 def test_qualify_seed_and_report():

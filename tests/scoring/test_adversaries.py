@@ -8,6 +8,7 @@ credited repair's artifact is still gone when the fault's window ends.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import gymnasium as gym
@@ -17,7 +18,7 @@ import sre_gym  # noqa: F401  (registers the env)
 from sre_gym.catalogs import load_catalog
 from sre_gym.plots import check_details, fault_details
 from sre_gym.scoring.config import ScoringConfig
-from sre_gym.scoring.scorer import artifact_matches, norm
+from sre_gym.scoring.scorer import artifact_matches, norm, score
 from sre_gym.testing import make_adversary
 from sre_gym.testing.checks import relapsed, unjustified_interventions
 
@@ -194,6 +195,18 @@ def test_alert_spam_localizes_only_where_culprit_and_artifact_are_right(seed):
     _, msg, located = check_localized_spam("alert-spam-latest_change", seed)
     # a commit guessed from list_changes can only name a change-delivered fault
     assert all(f["delivery"] == "change" for f in located), msg
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claims_made_after_the_revert_earn_no_localization(seed):
+    """The orchestrator's revert names the bad change; claiming it afterwards is right but too late."""
+    card, ev, _ = run("revert-chaser", seed)
+    msg = said("revert-chaser", seed, card)
+    assert card["incidents"] > 10 and card["localization"] == 0.0, msg
+    assert card["marathon_score"] <= 100.0 * W.w_correlation * card["correlation"] + 1e-9, msg
+    # the claims are exactly right: a scorer without the deadline would credit many of them
+    lax = score(ev, config=dataclasses.replace(W, localize_before_revert=False))
+    assert lax["localization"] > 0.2, said("revert-chaser (no deadline)", seed, lax)
 
 
 # ---------------------------------------------------------------------- right diagnosis, bad repair

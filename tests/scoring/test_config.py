@@ -65,3 +65,12 @@ def test_from_dict_rejects_unknown_fields():
 def test_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         ScoringConfig().repair_hold_s = 1  # type: ignore[misc]
+
+
+def test_manifests_from_before_the_revert_deadline_still_load_and_keep_their_version():
+    # the default configuration's version before `localize_before_revert` existed
+    legacy = {**dataclasses.asdict(ScoringConfig()), "version": "v1-943cbf81bbb7"}
+    del legacy["localize_before_revert"]
+    cfg = ScoringConfig.from_dict(legacy)
+    assert cfg.localize_before_revert is False and cfg.version == "v1-943cbf81bbb7"
+    assert ScoringConfig().version != cfg.version

@@ -162,8 +162,9 @@ class SREMarathonEnv(gym.Env):
     ## Rewards
 
     The increment of the Marathon-Score since the previous step: per fault, credit 1/3 each for
-    correlation, localization and repair (staged), averaged over every scheduled fault, x100, minus 1 per
-    blocked forbidden operation. Rewards of an episode sum to its final Marathon-Score.
+    correlation, localization (named before the fault is reverted) and repair (held before the revert),
+    staged, averaged over every scheduled fault, x100, minus 1 per blocked forbidden operation. Rewards
+    of an episode sum to its final Marathon-Score (docs/scoring.md has every rule).
 
     ## Starting State
 

@@ -14,6 +14,31 @@ class OperationError(ValueError):
     """A refused operation (unknown object, invalid value). Nothing was changed."""
 
 
+def app_topology(app: Any) -> dict[str, Any]:
+    """What ``get_topology`` shows of a catalog app: services, their calls, nodes and zones."""
+    calls: dict[str, list[dict[str, Any]]] = {}
+    for e in app.edges:
+        calls.setdefault(e.caller, []).append(
+            {"service": e.callee, "dependency": "hard" if e.hard else "soft"}
+        )
+    return {
+        "app": app.name,
+        "namespace": app.namespace,
+        "entrypoint": app.entrypoint,
+        "services": [
+            {
+                "name": s.name,
+                "language": s.language,
+                "kind": s.kind,
+                "port": s.port,
+                "calls": calls.get(s.name, []),
+            }
+            for s in app.services
+        ],
+        "nodes": [{"name": n.name, "zone": n.zone} for n in app.nodes],
+    }
+
+
 class Backend(Protocol):
     app: str
     seed: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from sre_gym.backends.base import OperationError
+from sre_gym.backends.base import OperationError, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.orchestrator.injector import Injector
 from sre_gym.orchestrator.noise import Noise
@@ -183,28 +183,7 @@ class SimBackend:
             raise OperationError(str(e.args[0])) from e
 
     def topology(self) -> dict[str, Any]:
-        app = self.cluster.topo.app
-        calls: dict[str, list[dict[str, Any]]] = {}
-        for e in app.edges:
-            calls.setdefault(e.caller, []).append(
-                {"service": e.callee, "dependency": "hard" if e.hard else "soft"}
-            )
-        return {
-            "app": app.name,
-            "namespace": app.namespace,
-            "entrypoint": app.entrypoint,
-            "services": [
-                {
-                    "name": s.name,
-                    "language": s.language,
-                    "kind": s.kind,
-                    "port": s.port,
-                    "calls": calls.get(s.name, []),
-                }
-                for s in app.services
-            ],
-            "nodes": [{"name": n.name, "zone": n.zone} for n in app.nodes],
-        }
+        return app_topology(self.cluster.topo.app)
 
     def k8s_get(self, kind: str, name: str | None) -> Any:
         try:

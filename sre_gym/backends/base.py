@@ -9,9 +9,28 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from sre_gym.sim.state import rfc3339
+
 
 class OperationError(ValueError):
     """A refused operation (unknown object, invalid value). Nothing was changed."""
+
+
+def alert_view(aid: str, a: dict[str, Any], started_at: float, t: float) -> dict[str, Any]:
+    """What ``get_alerts`` shows of one alert as of ``t``: ``a`` holds its name, severity, labels,
+    annotations and ``resolved_at`` (None while it fires)."""
+    resolved = a["resolved_at"] is not None and a["resolved_at"] <= t
+    return {
+        "id": aid,
+        "name": a["name"],
+        "severity": a["severity"],
+        "state": "resolved" if resolved else "firing",
+        "labels": a["labels"],
+        "starts_at": rfc3339(started_at),
+        "ends_at": rfc3339(a["resolved_at"]) if resolved else None,
+        "summary": a["annotations"].get("summary", ""),
+        "description": a["annotations"].get("description", ""),
+    }
 
 
 def app_topology(app: Any) -> dict[str, Any]:

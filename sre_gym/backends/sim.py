@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from sre_gym.backends.base import OperationError, app_topology
+from sre_gym.backends.base import OperationError, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.orchestrator.injector import Injector
 from sre_gym.orchestrator.noise import Noise
@@ -133,22 +133,8 @@ class SimBackend:
         out = []
         for aid in self._alert_order:
             a = self._alerts[aid]
-            if a["fired_at"] > t:
-                continue
-            resolved = a["resolved_at"] is not None and a["resolved_at"] <= t
-            out.append(
-                {
-                    "id": aid,
-                    "name": a["name"],
-                    "severity": a["severity"],
-                    "state": "resolved" if resolved else "firing",
-                    "labels": a["labels"],
-                    "starts_at": rfc3339(a["fired_at"]),
-                    "ends_at": rfc3339(a["resolved_at"]) if resolved else None,
-                    "summary": a["annotations"].get("summary", ""),
-                    "description": a["annotations"].get("description", ""),
-                }
-            )
+            if a["fired_at"] <= t:
+                out.append(alert_view(aid, a, a["fired_at"], t))
         return out
 
     def alert_entities(self, alert_id: str) -> list[str]:

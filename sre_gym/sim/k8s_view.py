@@ -31,7 +31,8 @@ class NotFound(KeyError):
     pass
 
 
-def _age(now: float, t: float) -> str:
+def age(now: float, t: float) -> str:
+    """kubectl's AGE column."""
     s = max(0, int(now - t))
     if s < 120:
         return f"{s}s"
@@ -76,7 +77,7 @@ def pod_summary(cl: SimCluster, r: int) -> dict:
         "ready": f"{int(p.ready[r])}/1",
         "status": _status(cl, r),
         "restarts": int(p.restarts[r]),
-        "age": _age(cl.now, p.created[r]),
+        "age": age(cl.now, p.created[r]),
         "node": cl.world.nodes[p.node[r]].name if p.node[r] >= 0 else None,
         "deployment": dep.name,
     }
@@ -92,7 +93,7 @@ def deployment_summary(cl: SimCluster, dep: Deployment) -> dict:
         "available": int(st["status_replicas_available"][i]),
         "revision": dep.current.number,
         "image": dep.current.template.image,
-        "age": _age(cl.now, dep.revisions[0].created),
+        "age": age(cl.now, dep.revisions[0].created),
     }
 
 

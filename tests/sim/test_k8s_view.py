@@ -220,7 +220,7 @@ def test_status_strings(warm):
     ],
 )
 def test_age(s, text):
-    assert K._age(EPOCH + s, EPOCH) == text
+    assert K.age(EPOCH + s, EPOCH) == text
 
 
 def test_reading_changes_nothing(busy):

@@ -947,14 +947,7 @@ class LiveBackend:
             {"op": "replace", "path": "/spec/template", "value": template},
             {"op": "add", "path": "/metadata/annotations", "value": annotations},
         ]
-        self._k8s(
-            "deployment",
-            deployment,
-            self.apps.patch_namespaced_deployment,
-            deployment,
-            self.namespace,
-            patch,
-        )
+        self._patch_deployment(deployment, patch)
         return f"deployment.apps/{deployment} rolled back to revision {target} (image {_image(template)})"
 
     def patch_config(self, deployment: str, key: str, value: str, t: float) -> str:
@@ -1003,15 +996,14 @@ class LiveBackend:
         if current is not None and str(current) == value:
             return f"deployment.apps/{deployment} not changed ({key} is already {value})"
         body = {"spec": {"template": {"spec": {"containers": [{"name": c.get("name"), **change}]}}}}
-        self._k8s(
-            "deployment",
-            deployment,
-            self.apps.patch_namespaced_deployment,
-            deployment,
-            self.namespace,
-            body,
-        )
+        self._patch_deployment(deployment, body)
         return f"deployment.apps/{deployment} patched ({key}={value}); rolling out a new revision"
+
+    def _patch_deployment(self, name: str, body: Any) -> None:
+        """A strategic-merge patch (a dict body) or a JSON patch (a list body) of one deployment."""
+        self._k8s(
+            "deployment", name, self.apps.patch_namespaced_deployment, name, self.namespace, body
+        )
 
     def scale(self, deployment: str, replicas: int, t: float) -> str:
         if not 0 <= int(replicas) <= MAX_REPLICAS:
@@ -1029,14 +1021,7 @@ class LiveBackend:
     def restart(self, deployment: str, t: float) -> str:
         """``kubectl rollout restart``, stamped with the episode time ``t`` (not the wall clock)."""
         body = {"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: rfc3339(t)}}}}}
-        self._k8s(
-            "deployment",
-            deployment,
-            self.apps.patch_namespaced_deployment,
-            deployment,
-            self.namespace,
-            body,
-        )
+        self._patch_deployment(deployment, body)
         return f"deployment.apps/{deployment} restarted"
 
     def delete(self, kind: str, name: str, t: float) -> str:

@@ -93,6 +93,27 @@ def test_selector_matchers(eng):
     assert vec(eng, "nonexistent", 60) == {}
 
 
+def test_selections_follow_series_added_later(eng):
+    """Families only gain series: a cached selection takes in new matching series (in label order,
+    as a fresh engine selects them) and stays the same object when the new ones do not match."""
+    q = 'req_total{job=~"a|c"}'
+    plan = eng.compile(q)
+    eng.eval(plan, [60])
+    first = plan.root.select(eng.tsdb)
+    fam = eng.tsdb.families["req_total"]
+    fam.data[fam.row(("b", "9")), :N] = 1.0  # does not match
+    assert plan.root.select(eng.tsdb) is first
+    fam.data[fam.row(("c", "0")), :N] = 2.0  # matches, and sorts after every job="a"
+    fam.data[fam.row(("a", "0")), :N] = 3.0  # matches, and sorts before inst="1"
+    assert plan.root.select(eng.tsdb) is not first
+    fresh = Engine(eng.tsdb)
+    assert plan.root.select(eng.tsdb).labels == fresh.compile(q).root.select(eng.tsdb).labels
+    for t in (60, 300):
+        got, want = eng.eval(plan, [t]), fresh.eval(q, [t])
+        assert got.labels == want.labels and len(got.labels) == 4
+        assert np.array_equal(got.values, want.values)
+
+
 def test_instant_lookback_staleness_and_visibility(eng):
     assert one(eng, "temp{job='a'}", 60) == 5.0
     assert one(eng, "temp{job='a'}", 67) == 5.0  # between scrapes: latest sample <= t

@@ -154,6 +154,10 @@ class SelectorNode(Node):
         self._name_fns = [_compile_matcher(lab, op, val) for lab, op, val in self._name_ms]
         self._key: object = object()
         self._sel: Selection | None = None
+        # families only ever gain rows: a named selector rescans just the rows added since
+        self._fam: Family | None = None  # held, not an id: ids of freed families get reused
+        self._found: list[tuple[LabelSet, Family, int]] = []
+        self._scanned = 0
 
     # -- selection ------------------------------------------------------------------------------
     def select(self, tsdb: TSDB) -> Selection:
@@ -165,9 +169,29 @@ class SelectorNode(Node):
             key = tuple((n, f.version) for n, f in fams.items())
         if key == self._key and self._sel is not None:
             return self._sel
+        fam = fams.get(self.name) if self.name is not None else None
+        grown = fam is not None and fam is self._fam and self._sel is not None
         self._key = key
-        self._sel = self._select(tsdb)
+        if not grown:
+            self._sel = self._select(tsdb)
+            return self._sel
+        new = self._scan(self.name, fam, self._scanned)
+        self._scanned = len(fam.rows)
+        if new:  # else the selection (and what downstream caches keyed on it) stays as it is
+            self._found = sorted(self._found + new, key=lambda x: x[0])
+            self._sel = self._selection(self._found)
         return self._sel
+
+    def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:
+        """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""
+        found = []
+        for r in range(start, len(fam.rows)):
+            labels = fam.rows[r]
+            d = dict(labels)
+            if all(fn(d.get(lab, "")) for lab, fn in self._label_ms):
+                ls = tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),)))
+                found.append((ls, fam, r))
+        return found
 
     def _select(self, tsdb: TSDB) -> Selection:
         if self.name is not None:
@@ -176,15 +200,16 @@ class SelectorNode(Node):
             names = list(tsdb.families)
         found: list[tuple[LabelSet, Family, int]] = []
         for n in names:
-            if not all(fn(n) for fn in self._name_fns):
-                continue
-            fam = tsdb.families[n]
-            for r, labels in enumerate(fam.rows):
-                d = dict(labels)
-                if all(fn(d.get(lab, "")) for lab, fn in self._label_ms):
-                    ls = tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),)))
-                    found.append((ls, fam, r))
+            if all(fn(n) for fn in self._name_fns):
+                found += self._scan(n, tsdb.families[n], 0)
         found.sort(key=lambda x: x[0])
+        fam = tsdb.families.get(self.name) if self.name is not None else None
+        self._fam, self._found = fam, found
+        self._scanned = len(fam.rows) if fam is not None else 0
+        return self._selection(found)
+
+    @staticmethod
+    def _selection(found: list[tuple[LabelSet, Family, int]]) -> Selection:
         labels = tuple(f[0] for f in found)
         parts: list[tuple[Family, np.ndarray, np.ndarray]] = []
         by_fam: dict[int, tuple[Family, list[int], list[int]]] = {}

@@ -124,14 +124,6 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _names_right(inc: Any, f: dict[str, Any]) -> bool:
-    from sre_gym.scoring import scorer as S
-
-    return inc.culprits == frozenset(S.norm(c) for c in f["culprits"]) and S.artifact_matches(
-        inc.artifact, f["artifacts"], f.get("commit")
-    )
-
-
 def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
     ep0, t0, tick_s, hold, inv_s = (ctx[k] for k in ("ep0", "t0", "tick_s", "hold", "inv_s"))
     start, end = float(f["start"]), float(f["end"])
@@ -177,7 +169,9 @@ def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
         )
     if not loc:
         inc = corr[0]
-        if inc.located_at >= end and _names_right(inc, f):
+        from sre_gym.scoring.scorer import names_fault
+
+        if inc.located_at >= end and names_fault(inc, f):
             return (
                 f"localized too late: {inc.id} named the culprit and artifact at "
                 f"{_rel(inc.located_at, ep0)}, after the revert at {_rel(end, ep0)}"

@@ -64,6 +64,14 @@ class _Incident:
     status: str = "open"
 
 
+def names_fault(inc: _Incident, f: dict) -> bool:
+    """The incident's final root causes are exactly f's culprits and its artifact one of f's aliases
+    (localization, before its deadline is checked)."""
+    return inc.culprits == frozenset(norm(c) for c in f["culprits"]) and artifact_matches(
+        inc.artifact, f["artifacts"], f.get("commit")
+    )
+
+
 def _incidents(events: list[dict], cutoff: float) -> list[_Incident]:
     out: dict[str, _Incident] = {}
     for e in events:
@@ -139,7 +147,6 @@ def score(
     scopes = [set(norm(s) for s in (*f["affected"], *f["culprits"])) for f in faults]
     for a, f in enumerate(faults):
         lo, hi = f["start"], f["end"] + cfg.attribution_grace_s
-        culprits = frozenset(norm(c) for c in f["culprits"])
         for b, inc in enumerate(incidents):
             for aid, joined in inc.alerts.items():
                 al = alerts.get(aid)
@@ -150,10 +157,8 @@ def score(
                     C_t[a, b] = min(C_t[a, b], max(joined, al["t"]))
             if not C[a, b]:
                 continue
-            L[a, b] = (
-                inc.culprits == culprits
-                and artifact_matches(inc.artifact, f["artifacts"], f.get("commit"))
-                and (not cfg.localize_before_revert or inc.located_at < f["end"])
+            L[a, b] = names_fault(inc, f) and (
+                not cfg.localize_before_revert or inc.located_at < f["end"]
             )
             if L[a, b]:
                 rt = repairs.time(f, by_inc.get(inc.id, []), scopes[a])

@@ -154,32 +154,29 @@ class SelectorNode(Node):
         self._name_fns = [_compile_matcher(lab, op, val) for lab, op, val in self._name_ms]
         self._key: object = object()
         self._sel: Selection | None = None
-        # families only ever gain rows: a named selector rescans just the rows added since
-        self._fam: Family | None = None  # held, not an id: ids of freed families get reused
+        # families only ever gain rows: a named selector scans just the rows added since it last
+        # looked; its family is held, not keyed by id (ids of freed families get reused)
+        self._fam: Family | None = None
         self._found: list[tuple[LabelSet, Family, int]] = []
         self._scanned = 0
 
     # -- selection ------------------------------------------------------------------------------
     def select(self, tsdb: TSDB) -> Selection:
         fams = tsdb.families
-        if self.name is not None:
-            fam = fams.get(self.name)
-            key = (id(fam), fam.version) if fam is not None else None
-        else:
+        if self.name is None:
             key = tuple((n, f.version) for n, f in fams.items())
-        if key == self._key and self._sel is not None:
+            if key != self._key or self._sel is None:
+                self._key, self._sel = key, self._select(tsdb)
             return self._sel
-        fam = fams.get(self.name) if self.name is not None else None
-        grown = fam is not None and fam is self._fam and self._sel is not None
-        self._key = key
-        if not grown:
+        fam = fams.get(self.name)
+        if self._sel is None or fam is not self._fam:
             self._sel = self._select(tsdb)
-            return self._sel
-        new = self._scan(self.name, fam, self._scanned)
-        self._scanned = len(fam.rows)
-        if new:  # else the selection (and what downstream caches keyed on it) stays as it is
-            self._found = sorted(self._found + new, key=lambda x: x[0])
-            self._sel = self._selection(self._found)
+        elif fam is not None and len(fam.rows) > self._scanned:
+            new = self._scan(self.name, fam, self._scanned)
+            self._scanned = len(fam.rows)
+            if new:  # else the selection (and what downstream caches keyed on it) stays as it is
+                self._found = sorted(self._found + new, key=lambda x: x[0])
+                self._sel = self._selection(self._found)
         return self._sel
 
     def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:

@@ -52,23 +52,59 @@ def format_scorecard(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def evaluation_key_arg(path: str | None) -> str | None:
+    """The evaluation key in a file (``--evaluation-key-file``), else the environment's
+    ``SRE_GYM_EVALUATION_KEY``, else None. A missing or empty file is an error."""
+    from sre_gym.envs.marathon import evaluation_key_from
+
+    if path is None:
+        return evaluation_key_from(None)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise SystemExit(
+            f"error: cannot read the evaluation key file {path}: {e.strerror}"
+        ) from None
+    if not text.strip():
+        raise SystemExit(f"error: the evaluation key file {path} is empty")
+    return evaluation_key_from(text)
+
+
+def add_evaluation_key(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--evaluation-key-file",
+        default=None,
+        metavar="F",
+        help="run in evaluation mode with the secret key in F (default: $SRE_GYM_EVALUATION_KEY)",
+    )
+
+
 def _run(a: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import sre_gym  # noqa: F401  (registers the env)
     from sre_gym.agents import make_agent
+    from sre_gym.envs.marathon import agent_info
 
-    env = gym.make("SREMarathon-v0", app=a.app, bundle_dir=a.bundle_dir, schedule=a.schedule)
+    key = evaluation_key_arg(a.evaluation_key_file)
+    env = gym.make(
+        "SREMarathon-v0",
+        app=a.app,
+        bundle_dir=a.bundle_dir,
+        schedule=a.schedule,
+        evaluation_key=key,
+    )
     agent = make_agent(a.agent, env=env, seed=a.seed)
     obs, info = env.reset(seed=a.seed)
     total = 0.0
     while True:
-        obs, reward, terminated, truncated, info = env.step(agent(obs, info))
+        obs, reward, terminated, truncated, info = env.step(agent(obs, agent_info(info)))
         total += reward
         if a.verbose:
+            shown = f"  score {info['score']:7.3f}" if "score" in info else ""
             print(
-                f"invocation {info['invocation']:2d}  reward {reward:+7.3f}  score {info['score']:7.3f}",
-                file=sys.stderr,
+                f"invocation {info['invocation']:2d}  reward {reward:+7.3f}{shown}", file=sys.stderr
             )
         if terminated or truncated:
             break
@@ -80,6 +116,7 @@ def _run(a: argparse.Namespace) -> int:
                     "app": a.app,
                     "seed": a.seed,
                     "agent": a.agent,
+                    "evaluation": key is not None,
                     "scorecard": card,
                     "bundle": info.get("bundle"),
                 },
@@ -87,7 +124,8 @@ def _run(a: argparse.Namespace) -> int:
             )
         )
     else:
-        print(f"SREMarathon-v0  app={a.app}  seed={a.seed}  agent={a.agent}")
+        mode = "  (evaluation mode)" if key is not None else ""
+        print(f"SREMarathon-v0  app={a.app}  seed={a.seed}  agent={a.agent}{mode}")
         print(format_scorecard(card))
         print(f"  {'sum of rewards':<30} {total:.2f}")
         if info.get("bundle"):
@@ -215,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="marathon",
         help="schedule profile: marathon, short, single, or a JSON object of its fields",
     )
+    add_evaluation_key(r)
     r.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     r.add_argument(
         "-v", "--verbose", action="store_true", help="print per-invocation rewards to stderr"

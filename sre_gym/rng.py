@@ -9,6 +9,7 @@ which code asks for randomness, or whether a read-only tool asked at all, never 
 from __future__ import annotations
 
 import hashlib
+import hmac
 
 import numpy as np
 
@@ -30,6 +31,18 @@ def stable_unit(*parts: object) -> float:
     """A float in [0, 1) from printable parts."""
     h = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode(), digest_size=8).digest()
     return int.from_bytes(h, "little") / 2**64
+
+
+def world_seed(release: str, app: str, seed: int, evaluation_key: str | None = None) -> int:
+    """The seed a run's world is drawn from: the public ``seed`` itself, or, in evaluation mode, a
+    63-bit number derived from (key, release, app, seed) with HMAC-SHA256. Everything random in a
+    run (schedule, benign deploys, commit shas, telemetry noise) is keyed by it, so without the key
+    public code cannot rebuild an evaluated run from its seed."""
+    if evaluation_key is None:
+        return int(seed)
+    msg = "\x1f".join((release, app, str(int(seed)))).encode()
+    digest = hmac.new(evaluation_key.encode(), msg, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
 
 
 class Streams:

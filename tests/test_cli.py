@@ -65,3 +65,21 @@ def test_bad_schedule_profile_is_a_usage_error(capsys, spec, why):
     with pytest.raises(SystemExit) as e:
         main(["schedule", "--profile", spec])
     assert e.value.code == 2 and why in capsys.readouterr().err
+
+
+def test_run_takes_an_evaluation_key_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SRE_GYM_EVALUATION_KEY", raising=False)
+    key = tmp_path / "key"
+    key.write_text("leaderboard-secret\n")
+    args = ["run", "--schedule", "single", "--agent", "oracle", "--json", "-v"]
+    assert main([*args, "--evaluation-key-file", str(key)]) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert out["evaluation"] is True and out["scorecard"]["n_faults"] == 1
+    assert "score " not in cap.err  # no running score in evaluation mode
+    assert "leaderboard-secret" not in cap.out + cap.err
+    (tmp_path / "empty").write_text(" \n")
+    with pytest.raises(SystemExit, match="is empty"):
+        main([*args, "--evaluation-key-file", str(tmp_path / "empty")])
+    with pytest.raises(SystemExit, match="cannot read"):
+        main([*args, "--evaluation-key-file", str(tmp_path / "missing")])

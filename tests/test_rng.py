@@ -126,3 +126,15 @@ def test_property_draw_depends_only_on_key(seed, stream, index, order):
         np.testing.assert_array_equal(r, g)
     assert not np.array_equal(ref[0], ref[1])
     assert not np.array_equal(ref[0], ref[2])
+
+
+def test_world_seed_is_the_seed_without_a_key_and_keyed_otherwise():
+    from sre_gym.rng import world_seed
+
+    assert world_seed("r", "a", 7) == 7
+    k = world_seed("r", "a", 7, "key")
+    assert k == world_seed("r", "a", 7, "key")  # deterministic
+    assert 0 <= k < 2**63 and k != 7
+    others = {world_seed("r", "a", 7, "other"), world_seed("r", "a", 8, "key")}
+    others |= {world_seed("r", "b", 7, "key"), world_seed("s", "a", 7, "key")}
+    assert k not in others and len(others) == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.orchestrator.profiles import INVOCATION_S, ScheduleProfile, profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
+from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import score
 from sre_gym.sim.cluster import EPISODE_S, WARMUP_S
@@ -30,6 +32,10 @@ ALERTS_CHARS = 1 << 21
 RESULTS_CHARS = 1 << 21
 INCIDENTS_CHARS = 1 << 20
 NOTES_CHARS = 1 << 16
+EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
+# info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
+# the running score is an online oracle for guess-and-check localization
+HIDDEN_INFO = ("seed", "score", "scorecard", "bundle")
 _NOACTION_CACHE: dict[tuple[str, str, int, str], np.ndarray] = {}
 
 
@@ -43,6 +49,32 @@ def noaction_entry(release: str, app: str, seed: int, sched: Schedule | None = N
         b.advance_to(b.episode_end)
         arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
     return arr
+
+
+def agent_info(info: dict[str, Any]) -> dict[str, Any]:
+    """What an evaluated agent may see of a step's ``info``: everything but ``HIDDEN_INFO``."""
+    return {k: v for k, v in info.items() if k not in HIDDEN_INFO}
+
+
+class Secret(str):
+    """A string that does not show itself in reprs (error messages, logs, progress lines)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'<secret>'"
+
+
+def evaluation_key_from(key: str | None) -> str | None:
+    """The evaluation key in force: ``key``, else the ``SRE_GYM_EVALUATION_KEY`` environment
+    variable, else None (training mode). An empty key is an error, not a silent training run."""
+    if key is None:
+        key = os.environ.get(EVALUATION_KEY_ENV)
+        if key is None:
+            return None
+    if not isinstance(key, str) or not key.strip():
+        raise ValueError("evaluation_key must be a non-empty string")
+    return Secret(key.strip())
 
 
 def custom_schedule(
@@ -164,7 +196,9 @@ class SREMarathonEnv(gym.Env):
     The increment of the Marathon-Score since the previous step: per fault, credit 1/3 each for
     correlation, localization (named before the fault is reverted) and repair (held before the revert),
     staged, averaged over every scheduled fault, x100, minus 1 per blocked forbidden operation. Rewards
-    of an episode sum to its final Marathon-Score (docs/scoring.md has every rule).
+    of an episode sum to its final Marathon-Score (docs/scoring.md has every rule). In evaluation mode
+    (`evaluation_key`) every reward is 0 until the last step, which pays the whole score, so the
+    reward cannot be probed for guess-and-check localization.
 
     ## Starting State
 
@@ -186,6 +220,20 @@ class SREMarathonEnv(gym.Env):
     20 minutes; or a dict of `sre_gym.orchestrator.ScheduleProfile` fields such as
     `{"profile": "short", "categories": ["code"], "n_faults": [3, 3]}`; recorded in the manifest).
     `reset(options={"faults": [...]})` replaces the seeded schedule with hand-placed faults.
+    `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
+    else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
+    telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;
+    rewards are held back until the last step; `info` carries neither `seed` nor `score`. The bundle
+    manifest records `"evaluation": true`, never the key, and re-scores offline without it.
+
+    ## Information
+
+    `info` has `time` and `invocation` (of the next invocation) and, after a step, `budget_used_s`.
+    In training mode it also has `seed` and `score` (the Marathon-Score so far): conveniences for
+    training and debugging that an evaluated agent must not see (`HIDDEN_INFO`;
+    `sre_gym.envs.marathon.agent_info` removes them, and `sre-gym run`, `rollout` and `qualify`
+    pass agents only that). The last step adds `scorecard` (every metric) and, with `bundle_dir`,
+    `bundle` (the sealed bundle's path).
 
     ## Invocation API
 
@@ -204,6 +252,7 @@ class SREMarathonEnv(gym.Env):
         scoring: ScoringConfig | None = None,
         profile: str = DEFAULT_PROFILE,
         schedule: str | dict | ScheduleProfile | None = None,
+        evaluation_key: str | None = None,
     ) -> None:
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
@@ -217,6 +266,7 @@ class SREMarathonEnv(gym.Env):
         self.profile = check_profile(profile)
         self.schedule_profile = profile_from(schedule)
         self.n_invocations = self.schedule_profile.invocations
+        self._evaluation_key = evaluation_key_from(evaluation_key)
         self.action_space = ToolCalls(MAX_CALLS)
         self.observation_space = spaces.Dict(
             {
@@ -243,13 +293,16 @@ class SREMarathonEnv(gym.Env):
         super().reset(seed=seed)
         run_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         self.run_seed = run_seed
-        prof = self.schedule_profile
-        custom = custom_schedule(
-            self.app, run_seed, self.release, (options or {}).get("faults"), prof
+        # the world (schedule, deploys, shas, noise) is drawn from this; in evaluation mode it
+        # comes from the key too, and it is never shown or recorded
+        self._world_seed = world = world_seed(
+            self.release, self.app, run_seed, self._evaluation_key
         )
-        sched = custom if custom is not None else schedule(self.app, run_seed, self.release, prof)
+        prof = self.schedule_profile
+        custom = custom_schedule(self.app, world, self.release, (options or {}).get("faults"), prof)
+        sched = custom if custom is not None else schedule(self.app, world, self.release, prof)
         self.backend = b = SimBackend(
-            self.app, run_seed, release=self.release, scoring=self.scoring, sched=sched
+            self.app, world, release=self.release, scoring=self.scoring, sched=sched
         )
         b.advance_to(b.episode_start)
         from sre_gym import __version__
@@ -277,6 +330,7 @@ class SREMarathonEnv(gym.Env):
                 "inject_end": b.episode_start + b.schedule.inject_s,
                 "n_faults": len(b.schedule.faults),
                 "schedule": "custom" if custom is not None else "seeded",
+                "evaluation": self.evaluation,
             }
         )
         self._drain()
@@ -428,9 +482,12 @@ class SREMarathonEnv(gym.Env):
         terminated = self.invocation >= self.n_invocations
         if terminated:
             self._finish()
-        card = score(self.evidence, cutoff=t_end, config=self.scoring)
-        reward = card["marathon_score"] - self.score_now
-        self.score_now = card["marathon_score"]
+        reward = 0.0
+        if terminated or not self.evaluation:
+            # evaluation mode pays the whole score at the last step: no online oracle to probe
+            card = score(self.evidence, cutoff=t_end, config=self.scoring)
+            reward = card["marathon_score"] - self.score_now
+            self.score_now = card["marathon_score"]
         if terminated:
             self.scorecard = card
             if self.bundle_dir is not None:
@@ -467,9 +524,11 @@ class SREMarathonEnv(gym.Env):
             return None
         alerts = self.backend.alerts(self.backend.now)
         firing = [a for a in alerts if a["state"] == "firing"]
+        head = f"SREMarathon-v0 {self.app} invocation {self.invocation}/{self.n_invocations}"
+        if not self.evaluation:
+            head += f" seed={self.run_seed} score={self.score_now:.2f}"
         lines = [
-            f"SREMarathon-v0 {self.app} seed={self.run_seed} invocation {self.invocation}/{self.n_invocations} "
-            f"score={self.score_now:.2f}",
+            head,
             f"alerts: {len(firing)} firing, {len(alerts)} in history; open incidents: {len(self.toolbox.open_incidents())}",
         ]
         lines += [
@@ -494,7 +553,7 @@ class SREMarathonEnv(gym.Env):
         ev = self.evidence
         if any(e["type"] == "intervention" for e in ev.events):
             ev.arrays["entry_noaction"] = noaction_entry(
-                self.release, self.app, self.run_seed, self.backend.schedule
+                self.release, self.app, self._world_seed, self.backend.schedule
             )
         else:
             ev.arrays["entry_noaction"] = ev.arrays["entry"].copy()
@@ -522,14 +581,23 @@ class SREMarathonEnv(gym.Env):
         """The persistent notes as the observation shows them (printable ASCII)."""
         return json.dumps(self.notes, ensure_ascii=True)[1:-1][:NOTES_CHARS]
 
+    @property
+    def evaluation(self) -> bool:
+        """Whether the env runs in evaluation mode (an evaluation key is in force)."""
+        return self._evaluation_key is not None
+
+    def info_at(self, t: float) -> dict[str, Any]:
+        """The ``info`` of a step ending at ``t``: time and invocation, plus in training mode the
+        seed and the score so far (never in evaluation mode; see ``HIDDEN_INFO``)."""
+        info: dict[str, Any] = {"time": int(t), "invocation": int(self.invocation)}
+        if not self.evaluation:
+            info["score"] = float(self.score_now)
+            info["seed"] = int(self.run_seed)
+        return info
+
     def _info(self) -> dict[str, Any]:
         b = self.backend
-        info: dict[str, Any] = {
-            "time": int(b.episode_start + INVOCATION_S * self.invocation),
-            "invocation": int(self.invocation),
-            "score": float(self.score_now),
-            "seed": int(self.run_seed),
-        }
+        info = self.info_at(b.episode_start + INVOCATION_S * self.invocation)
         if self.scorecard is not None:
             info["scorecard"] = json.loads(json.dumps(self.scorecard))
         if self.bundle_path is not None:

@@ -51,7 +51,10 @@ def _std(xs: list[float]) -> float:
 
 
 def _rollout(a: argparse.Namespace) -> int:
+    from sre_gym.cli import evaluation_key_arg
     from sre_gym.rollouts.runner import rollout
+
+    key = evaluation_key_arg(a.evaluation_key_file)
 
     resources = json.loads(a.resources) if a.resources else None
     labels = json.loads(a.label_selector) if a.label_selector else None
@@ -70,6 +73,7 @@ def _rollout(a: argparse.Namespace) -> int:
             label_selector=labels,
             progress=not a.quiet,
             schedule=a.schedule,
+            evaluation_key=key,
         )
         records += res.records
         print(
@@ -113,7 +117,7 @@ def _common(p: argparse.ArgumentParser, seeds: str) -> None:
 def register(subparsers: Any) -> None:
     """Add the ``rollout`` and ``qualify`` subcommands."""
     from sre_gym.catalogs import APPS
-    from sre_gym.cli import profile_arg
+    from sre_gym.cli import add_evaluation_key, profile_arg
 
     r = subparsers.add_parser(
         "rollout",
@@ -130,6 +134,7 @@ def register(subparsers: Any) -> None:
         help="schedule profile: marathon, short, single, or a JSON object of its fields",
     )
     r.add_argument("--bundle-dir", default=None, help="write a sealed bundle per episode here")
+    add_evaluation_key(r)
     r.add_argument("--cluster", default=None, help="pin tasks to Ray nodes labelled with it")
     r.add_argument("--resources", default=None, help="custom Ray resources per task, JSON")
     r.add_argument("--label-selector", default=None, help="Ray label selector per task, JSON")

@@ -34,8 +34,14 @@ def agent_label(agent: AgentSpec, name: str | None = None) -> str:
     return type(agent).__name__
 
 
-def build_agent(agent: AgentSpec, env: Any, seed: int) -> Callable[[Any, Any], Any]:
-    """The policy for one episode: ``make_agent(name, env, seed)`` or ``factory([env=][, seed=])``."""
+def build_agent(
+    agent: AgentSpec, env: Any, seed: int, evaluation: bool = False
+) -> Callable[[Any, Any], Any]:
+    """The policy for one episode: ``make_agent(name, env, seed)`` or ``factory([env=][, seed=])``.
+
+    In evaluation mode a factory gets neither: the env leads to the hidden schedule and the seed
+    rebuilds it, so a factory that requires them is refused. Baselines by name keep their own
+    channels (the oracle reads ground truth by design; ``random`` seeds only its own draws)."""
     if isinstance(agent, str):
         from sre_gym.agents import make_agent
 
@@ -57,14 +63,20 @@ def build_agent(agent: AgentSpec, env: Any, seed: int) -> Callable[[Any, Any], A
         and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     ]
     unknown = [n for n in required if n not in _FACTORY_ARGS]
+    if evaluation and any(n in _FACTORY_ARGS for n in required):
+        raise TypeError(
+            f"in evaluation mode an agent factory gets neither env= nor seed= (they expose the "
+            f"hidden schedule); {agent_label(agent)} requires "
+            f"{', '.join(n for n in required if n in _FACTORY_ARGS)}"
+        )
     if unknown:
         raise TypeError(
             f"an agent factory may take only env= and seed= arguments; {agent_label(agent)} "
             f"requires {', '.join(unknown)} (pass a factory that returns the policy, not the policy)"
         )
-    if "env" in params or var_kw:
+    if not evaluation and ("env" in params or var_kw):
         kwargs["env"] = env
-    if "seed" in params or var_kw:
+    if not evaluation and ("seed" in params or var_kw):
         kwargs["seed"] = seed
     policy = agent(**kwargs)
     if not callable(policy):
@@ -76,11 +88,15 @@ def build_agent(agent: AgentSpec, env: Any, seed: int) -> Callable[[Any, Any], A
 
 
 def play(env: Any, policy: Callable[[Any, Any], Any], seed: int) -> tuple[dict[str, Any], float]:
-    """Run ``policy`` on ``env`` for one full episode; returns (final info, sum of rewards)."""
+    """Run ``policy`` on ``env`` for one full episode; returns (final info, sum of rewards).
+
+    The policy sees each observation and ``agent_info(info)``: never the seed or the score."""
+    from sre_gym.envs.marathon import agent_info
+
     obs, info = env.reset(seed=int(seed))
     total = 0.0
     while True:
-        obs, reward, terminated, truncated, info = env.step(policy(obs, info))
+        obs, reward, terminated, truncated, info = env.step(policy(obs, agent_info(info)))
         total += float(reward)
         if terminated or truncated:
             return info, total
@@ -93,9 +109,12 @@ def run_episode(
     bundle_dir: str | None = None,
     agent_name: str | None = None,
     schedule: Any = None,
+    evaluation_key: str | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
-    ``profile_key``), scorecard, return, bundle. ``schedule`` is the env's schedule profile."""
+    ``profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
+    ``schedule`` is the env's schedule profile; ``evaluation_key`` (default: the
+    ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode."""
     import gymnasium as gym
 
     import sre_gym  # noqa: F401  (registers the env in this process, e.g. a Ray worker)
@@ -103,9 +122,12 @@ def run_episode(
     from sre_gym.orchestrator.profiles import profile_key
 
     seed = int(seed)
-    env = gym.make(ENV_ID, app=app, bundle_dir=bundle_dir, schedule=schedule)
+    env = gym.make(
+        ENV_ID, app=app, bundle_dir=bundle_dir, schedule=schedule, evaluation_key=evaluation_key
+    )
     try:
-        policy = build_agent(agent, env, seed)
+        evaluation = bool(env.unwrapped.evaluation)
+        policy = build_agent(agent, env, seed, evaluation=evaluation)
         info, total = play(env, policy, seed)
         sched = profile_key(env.unwrapped.schedule_profile)
     finally:
@@ -116,6 +138,7 @@ def run_episode(
         "seed": seed,
         "release": RELEASE,
         "schedule": sched,
+        "evaluation": evaluation,
         "scorecard": info["scorecard"],
         "return": total,
         "bundle": info.get("bundle"),

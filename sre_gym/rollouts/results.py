@@ -19,17 +19,20 @@ from typing import Any
 
 from sre_gym.scoring.leaderboard import flatten
 
-Key = tuple[str, str, str, int, str]  # release, agent, app, seed, schedule profile
+Key = tuple[str, str, str, int, str, bool]  # release, agent, app, seed, schedule, evaluation
 ID_COLUMNS = ("agent", "app", "seed", "schedule")
 
 
 def record_key(rec: dict[str, Any]) -> Key:
+    """What identifies a record: an evaluation-mode run of a seed is another world than the
+    training run of the same seed (one results file per evaluation key: the key is never stored)."""
     return (
         str(rec.get("release", "")),
         str(rec["agent"]),
         str(rec["app"]),
         int(rec["seed"]),
         str(rec.get("schedule", "marathon")),  # records from before profiles are marathons
+        bool(rec.get("evaluation", False)),
     )
 
 

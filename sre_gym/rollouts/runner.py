@@ -241,6 +241,7 @@ def rollout(
     progress: bool = True,
     progress_stream: TextIO | None = None,
     schedule: Any = None,
+    evaluation_key: str | None = None,
 ) -> RolloutResults:
     """Run ``agent`` on every (app, seed) and return the records (see the module docstring).
 
@@ -248,9 +249,15 @@ def rollout(
     returns a policy ``policy(obs, info) -> action``. ``out`` (``.jsonl`` or ``.parquet``) keeps the
     results and lets a rerun skip finished (app, seed) pairs of the same agent, release and schedule
     profile (``schedule``: a name, dict or ``ScheduleProfile``; the marathon by default).
+    ``evaluation_key`` (default: the ``SRE_GYM_EVALUATION_KEY`` environment variable) runs every
+    episode in evaluation mode; keep one results file per key (the key is never written).
     """
     from sre_gym.catalogs import RELEASE
+    from sre_gym.envs.marathon import evaluation_key_from
     from sre_gym.orchestrator.profiles import profile_from, profile_key
+
+    key = evaluation_key_from(evaluation_key)
+    evaluation = key is not None
 
     prof = profile_from(schedule)
     sched = profile_key(prof)
@@ -264,11 +271,11 @@ def rollout(
     if store is not None:
         for rec in store.load():
             k = record_key(rec)
-            if k[0] == RELEASE and k[1] == name and k[4] == sched:
+            if k[0] == RELEASE and k[1] == name and k[4] == sched and k[5] == evaluation:
                 done[(k[2], k[3])] = rec
     todo = [k for k in keys if k not in done]
     bdir = None if bundle_dir is None else str(bundle_dir)
-    jobs = [(agent, app, seed, bdir, name, prof) for app, seed in todo]
+    jobs = [(agent, app, seed, bdir, name, prof, key) for app, seed in todo]
     use_ray = wants_ray(workers, address, bool(cluster or resources or label_selector))
     bar = Progress(
         len(todo),

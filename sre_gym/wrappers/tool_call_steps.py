@@ -168,12 +168,7 @@ class ToolCallSteps(gym.Wrapper, gym.utils.RecordConstructorArgs):
         obs["notes"] = base.notes_text()
         obs = self._with_budget(obs, base.budget_left)
         self.step_results = results
-        info = {
-            "time": int(op_cursor),
-            "invocation": int(base.invocation),
-            "score": float(base.score_now),
-            "seed": int(base.run_seed),
-        }
+        info = base.info_at(op_cursor)
         return obs, 0.0, False, False, self._info(info, ended=False)
 
     def _end(self, results: list[dict], end: dict) -> tuple[dict, float, bool, bool, dict]:

@@ -362,3 +362,103 @@ def test_alert_text_is_the_json_of_the_alert_view_across_resets():
             if k % 9 == 0 or k == N_INVOCATIONS - 1:
                 assert obs["alerts"] == _dump(env.alerts_view(), ALERTS_CHARS)
         assert json.loads(obs["alerts"])
+
+
+# ------------------------------------------------------------------ evaluation mode
+def _eval_run(key, seed=5, schedule="short"):
+    env = SREMarathonEnv(schedule=schedule, evaluation_key=key)
+    obs, info = env.reset(seed=seed)
+    infos, rewards = [info], []
+    while True:
+        obs, r, term, _, info = env.step([{"tool": "get_alerts", "args": {}}])
+        infos.append(info)
+        rewards.append(r)
+        if term:
+            return env, infos, rewards
+
+
+def test_evaluation_key_hides_the_schedule_from_public_code():
+    from sre_gym.orchestrator import schedule
+
+    public = schedule("online-boutique", 5, profile="short").faults
+    a, _, _ = _eval_run("alpha")
+    b, _, _ = _eval_run("beta")
+    fa, fb = a.backend.schedule.faults, b.backend.schedule.faults
+    assert [f.fault_id for f in fa] != [f.fault_id for f in public]
+    assert [(f.fault_id, f.start) for f in fa] != [(f.fault_id, f.start) for f in fb]
+    # the commit shas of the changes differ too: they are drawn from (key, seed)
+    shas = {c["sha"] for c in a.backend.changes()} & {c["sha"] for c in b.backend.changes()}
+    assert not shas
+
+
+def test_same_key_and_seed_give_the_same_run():
+    a, ia, ra = _eval_run("alpha")
+    b, ib, rb = _eval_run("alpha")
+    assert a.backend.schedule == b.backend.schedule
+    assert ia[-1]["scorecard"] == ib[-1]["scorecard"]
+    assert ra == rb
+    assert a.alerts_text() == b.alerts_text()
+
+
+def test_evaluation_rewards_wait_for_the_last_step_and_sum_to_the_score():
+    from sre_gym.agents import make_agent
+
+    env = SREMarathonEnv(schedule="short", evaluation_key="alpha")
+    oracle = make_agent("oracle", env=env)
+    obs, info = env.reset(seed=5)
+    rewards = []
+    while True:
+        obs, r, term, _, info = env.step(oracle(obs, info))
+        rewards.append(r)
+        if term:
+            break
+    score = info["scorecard"]["marathon_score"]
+    assert score > 0
+    assert all(r == 0.0 for r in rewards[:-1])
+    assert rewards[-1] == pytest.approx(score, abs=1e-9)
+
+
+def test_evaluated_info_has_no_seed_or_score_and_the_manifest_no_key(tmp_path):
+    env = SREMarathonEnv(schedule="short", evaluation_key="s3cr3t-key", bundle_dir=str(tmp_path))
+    obs, info = env.reset(seed=5)
+    infos = [info]
+    while True:
+        obs, r, term, _, info = env.step([])
+        infos.append(info)
+        if term:
+            break
+    for i in infos:
+        assert "seed" not in i and "score" not in i
+    assert "seed=" not in (env.render() or "")
+    man = json.loads((Path(info["bundle"]) / "manifest.json").read_text())
+    assert man["evaluation"] is True
+    blob = "".join(
+        p.read_text(errors="ignore") for p in Path(info["bundle"]).rglob("*") if p.is_file()
+    )
+    assert "s3cr3t-key" not in blob
+    # re-scoring offline needs no key
+    assert score_bundle(info["bundle"]) == info["scorecard"]
+
+
+def test_training_info_keeps_seed_and_score_and_agent_info_drops_them():
+    from sre_gym.envs.marathon import HIDDEN_INFO, agent_info
+
+    env = SREMarathonEnv(schedule="short")
+    _, info = env.reset(seed=2)
+    assert info["seed"] == 2 and "score" in info
+    assert not set(agent_info(info)) & set(HIDDEN_INFO)
+    assert env.evidence.manifest["evaluation"] is False
+
+
+def test_evaluation_key_from_the_environment(monkeypatch):
+    monkeypatch.setenv("SRE_GYM_EVALUATION_KEY", "alpha")
+    a = SREMarathonEnv(schedule="short")
+    assert a.evaluation
+    a.reset(seed=5)
+    b, _, _ = _eval_run("alpha")
+    assert a.backend.schedule == b.backend.schedule
+    monkeypatch.setenv("SRE_GYM_EVALUATION_KEY", "  ")
+    with pytest.raises(ValueError, match="non-empty"):
+        SREMarathonEnv()
+    with pytest.raises(ValueError, match="non-empty"):
+        SREMarathonEnv(evaluation_key="")

@@ -59,6 +59,7 @@ def test_run_episode_record_is_deterministic_and_named(tmp_path):
         "seed",
         "release",
         "schedule",
+        "evaluation",
         "scorecard",
         "return",
         "bundle",
@@ -79,3 +80,44 @@ def test_run_episode_record_is_deterministic_and_named(tmp_path):
 def test_the_oracle_is_built_inside_the_episode():
     rec = run_episode(OracleAgent, APP, 0)
     assert rec["agent"] == "oracle" and rec["scorecard"]["marathon_score"] >= 90.0
+
+
+def test_play_never_hands_the_agent_seed_or_score():
+    """The harness passes agent_info(info): an evaluated agent never sees the seed or the score."""
+    import gymnasium as gym
+
+    from sre_gym.rollouts.episode import play
+
+    seen = []
+
+    def policy(obs, info):
+        seen.append(dict(info))
+        return []
+
+    env = gym.make("SREMarathon-v0", app=APP, schedule="short")
+    info, _ = play(env, policy, 4)
+    assert "scorecard" in info  # the harness itself gets the final info
+    assert seen and all("seed" not in i and "score" not in i and "scorecard" not in i for i in seen)
+
+
+def test_evaluation_factories_get_neither_env_nor_seed():
+    seen = {}
+
+    def kw(**kwargs):
+        seen["kwargs"] = sorted(kwargs)
+        return make_agent("noop")
+
+    def needs_env(env):
+        return make_agent("noop")
+
+    build_agent(kw, object(), 3, evaluation=True)
+    assert seen["kwargs"] == []
+    with pytest.raises(TypeError, match="evaluation mode"):
+        build_agent(needs_env, object(), 3, evaluation=True)
+
+
+def test_run_episode_in_evaluation_mode_records_the_mode_not_the_key():
+    rec = run_episode("noop", APP, 4, schedule="short", evaluation_key="k-9f")
+    assert rec["evaluation"] is True
+    assert "k-9f" not in repr(rec)
+    assert run_episode("noop", APP, 4, schedule="short")["evaluation"] is False

@@ -40,8 +40,9 @@ def test_flatten_and_row():
     assert list(r)[:4] == ["agent", "app", "seed", "schedule"]
     assert r["outcomes.handled"] == 3 and r["degradation.ratio"] is None
     # records written before schedule profiles existed are marathons
-    assert record_key(rec(seed=4)) == ("r1", "keep", "online-boutique", 4, "marathon")
+    assert record_key(rec(seed=4)) == ("r1", "keep", "online-boutique", 4, "marathon", False)
     assert record_key({**rec(seed=4), "schedule": "short"})[4] == "short"
+    assert record_key({**rec(seed=4), "evaluation": True})[5] is True
 
 
 def test_to_pandas_has_one_row_per_app_and_seed_and_every_scorecard_key():

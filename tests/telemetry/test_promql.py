@@ -312,6 +312,13 @@ def test_label_replace_and_join(eng):
         eng.compile('label_replace(temp, "x", "", "job", "(")')
 
 
+def test_functions_refuse_a_scalar_where_prometheus_wants_a_vector(eng):
+    # the parser lets `ln(-2)` through (it refuses `ln(2)`); Prometheus refuses both
+    for q in ("ln(-2)", "abs(-(3))", "histogram_quantile(0.9, -1)", "sort(-1)"):
+        with pytest.raises(PromQLError, match="expected type (instant )?vector"):
+            eng.compile(q)
+
+
 def test_sort_orders_instant_output(eng):
     asc = eng.instant("sort(req_total)", 30)["result"]
     assert [s["value"][1] for s in asc] == ["10", "20", "102"]

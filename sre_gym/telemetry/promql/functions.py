@@ -72,6 +72,14 @@ _SIMPLE = {
 }
 
 _DATE = ("minute", "hour", "day_of_week", "day_of_month", "days_in_month", "month", "year")
+# the position of the instant-vector argument of the functions that take one
+_VECTOR_ARG = {
+    **{n: 0 for n in _SIMPLE},
+    **{n: 0 for n in _DATE},
+    **{n: 0 for n in ("round", "clamp", "clamp_min", "clamp_max", "timestamp", "scalar")},
+    **{n: 0 for n in ("sort", "sort_desc", "absent", "label_replace", "label_join")},
+    "histogram_quantile": 1,
+}
 
 
 def _unwrap(e):
@@ -93,6 +101,7 @@ class CallNode:
             raise PromQLError(f'unsupported function "{name}"')
         self.name = name
         self.args = [eng._build(_unwrap(a)) for a in call.args]
+        self._check_arg_kinds()
         self.has_at = any(a.has_at for a in self.args)
         if name in ("time", "scalar", "pi"):
             self.kind = "scalar"
@@ -108,6 +117,17 @@ class CallNode:
         if c is None:
             c = self._caches[key] = LabelCache()
         return c
+
+    def _check_arg_kinds(self) -> None:
+        """Prometheus' argument types, for what the parser lets through (it accepts ``ln(-2)``)."""
+        want = _VECTOR_ARG.get(self.name)
+        if want is None or want >= len(self.args):
+            return
+        got = self.args[want].kind
+        if got != "vector":
+            raise PromQLError(
+                f'expected type instant vector in call to function "{self.name}", got {got}'
+            )
 
     def _check_label_args(self) -> None:
         strs = [a.val for a in self.args[1:]]

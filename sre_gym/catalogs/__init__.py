@@ -9,13 +9,17 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from sre_gym.catalogs.schema import App, AppCatalog, Change, Fault, FaultTemplate, Release
+from sre_gym.catalogs.schema import App, AppCatalog, Change, Fault, FaultTemplate, Release, Team
 
 RELEASE = "sre-marathon-r1"
 APPS: tuple[str, ...] = ("online-boutique", "train-ticket", "astronomy-shop")
 PREFIX = {"online-boutique": "ob", "train-ticket": "tt", "astronomy-shop": "as"}
 NODE_MECHANISMS = frozenset({"node_failure"})
 ZONE_MECHANISMS = frozenset({"zone_outage"})
+
+
+# libyaml's loader when the wheel has it: the change corpus is large
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class CatalogError(ValueError):
@@ -29,7 +33,7 @@ def catalog_dir() -> Path:
 def _read_yaml(path: Path) -> object:
     try:
         with open(path, encoding="utf-8") as f:
-            return yaml.safe_load(f)
+            return yaml.load(f, Loader=_LOADER)
     except FileNotFoundError as e:
         raise CatalogError(f"missing catalog file {path}") from e
     except yaml.YAMLError as e:
@@ -124,13 +128,15 @@ def load_catalog(name: str, include_quarantined: bool = False) -> AppCatalog:
     if not fpath.exists():
         raise CatalogError(f"missing catalog file {fpath}")
     changes: list[Change] = []
+    published: dict[str, list[str]] = {}
     for cpath in _family(base / "changes", name):
+        doc = _read_yaml(cpath) or {}
         try:
-            changes += [
-                Change.model_validate(c) for c in (_read_yaml(cpath) or {}).get("changes", [])
-            ]
+            changes += [Change.model_validate(c) for c in doc.get("changes", [])]
         except ValidationError as e:
             raise CatalogError(f"{cpath}: {e}") from e
+        for svc, tags in (doc.get("published_tags") or {}).items():
+            published.setdefault(svc, []).extend(str(t) for t in tags)
     by_change = {c.id: c for c in changes}
     if len(by_change) != len(changes):
         raise CatalogError(f"changes of {name}: duplicate change ids")
@@ -177,10 +183,31 @@ def load_catalog(name: str, include_quarantined: bool = False) -> AppCatalog:
     ids = [f.id for f in faults]
     if len(set(ids)) != len(ids):
         raise CatalogError(f"{fpath}: duplicate fault ids")
+    teams = load_teams(name)
+    owned = {s for t in teams for s in t.services}
+    for c in changes:
+        if c.service not in owned:
+            raise CatalogError(f"change {c.id}: no team in teams.yaml owns {c.service!r}")
+    for svc in published:
+        if svc not in services:
+            raise CatalogError(f"published_tags of {name}: unknown service {svc!r}")
     if not include_quarantined:
         q = load_quarantine().get(name, {})
         faults = [f for f in faults if f.id not in q]
-    return AppCatalog(app=app, faults=faults, changes=changes)
+    return AppCatalog(
+        app=app, faults=faults, changes=changes, teams=teams, published_tags=published
+    )
+
+
+@functools.cache
+def load_teams(name: str) -> list[Team]:
+    """The teams of one app (``catalogs/teams.yaml``)."""
+    path = catalog_dir() / "teams.yaml"
+    doc = _read_yaml(path) or {}
+    try:
+        return [Team.model_validate(t) for t in (doc.get("teams") or {}).get(name, [])]
+    except ValidationError as e:
+        raise CatalogError(f"{path}: {e}") from e
 
 
 @functools.cache

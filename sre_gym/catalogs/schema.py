@@ -408,14 +408,28 @@ class FixPredicate(Strict):
     must_not_match: list[str] = Field(default_factory=list)
 
 
+_TICKET = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b")
+Purpose = Literal[
+    "feature", "refactor", "dependency", "config", "flag", "performance", "fix", "test", "chore"
+]
+
+
 class Change(Strict):
-    """A commit to a service's source or deploy config, delivered through the build pipeline."""
+    """A commit to a service's source or deploy config, delivered through the build pipeline.
+
+    The title as a deploy shows it is drawn per episode: one of ``title`` and ``phrasings`` (other
+    wordings of the same commit message), in one of the team's title styles with a ticket id, and an
+    author from the service's team (``catalogs/teams.yaml``). So a wording memorised from another
+    seed names no change, and faulty and benign changes share every form."""
 
     id: str
     service: str
     kind: Literal["code", "config", "image"]
     title: str
-    author: str
+    phrasings: list[str] = Field(
+        default_factory=list, description="other wordings of the title (one is drawn per episode)"
+    )
+    purpose: Purpose | None = Field(default=None, description="the kind of work it is")
     files: list[str]
     diff: str
     defect: Defect | None = None
@@ -432,6 +446,28 @@ class Change(Strict):
         default=None, description="source patches that satisfy this neutralise the defect"
     )
 
+    @field_validator("title", "phrasings")
+    @classmethod
+    def _no_ticket_ids(cls, v: str | list[str]) -> str | list[str]:
+        for t in [v] if isinstance(v, str) else v:
+            if not t.strip() or _TICKET.search(t):
+                raise ValueError(
+                    f"title {t!r}: ticket and PR ids are drawn per episode; write the message only"
+                )
+        return v
+
+    @property
+    def wordings(self) -> list[str]:
+        return [self.title, *self.phrasings]
+
+
+class Team(Strict):
+    """The people who commit to some services, and their ticket project key."""
+
+    key: str = Field(pattern=r"^[A-Z][A-Z0-9]{1,7}$")
+    services: list[str] = Field(min_length=1)
+    members: list[str] = Field(min_length=3)
+
 
 class AppCatalog(Strict):
     """Everything the release holds for one app."""
@@ -439,6 +475,18 @@ class AppCatalog(Strict):
     app: App
     faults: list[Fault]
     changes: list[Change]
+    teams: list[Team] = Field(default_factory=list)
+    published_tags: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="service -> image tags its registry holds besides the base image's (an image "
+        "change to any other tag cannot be pulled)",
+    )
+
+    def team(self, service: str) -> Team:
+        for t in self.teams:
+            if service in t.services:
+                return t
+        raise KeyError(f"no team owns {service!r}")
 
 
 class Release(Strict):

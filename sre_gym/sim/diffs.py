@@ -334,6 +334,91 @@ def apply_diff(
     return out, notes
 
 
+def _regions(old: list[str], new: list[str]) -> list[tuple[int, int, list[str]]]:
+    """The edits turning ``old`` into ``new``: (start, end, replacement) in old line coordinates."""
+    sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [(i1, i2, new[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+
+
+def merge3(base: str, mine: str, theirs: str) -> str | None:
+    """Three-way line merge (diff3): the edits of ``mine`` and of ``theirs`` against ``base``,
+    combined; None when they touch the same or adjacent lines (a conflict), unless they agree."""
+    if mine == base or mine == theirs:
+        return theirs
+    if theirs == base:
+        return mine
+    b, b_eol = _split(base)
+    m, m_eol = _split(mine)
+    t, t_eol = _split(theirs)
+    ours, other = _regions(b, m), _regions(b, t)
+    for s1, e1, r1 in ours:
+        for s2, e2, r2 in other:
+            # overlapping or adjacent edits conflict, as in git (unless both sides agree)
+            if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
+                return None
+    edits = sorted({(s, e, tuple(r)) for s, e, r in [*ours, *other]})
+    out: list[str] = []
+    pos = 0
+    for s, e, r in edits:
+        out += b[pos:s]
+        out += list(r)
+        pos = max(pos, e)
+    out += b[pos:]
+    eol = m_eol if m_eol != b_eol else t_eol
+    return _join(out, eol)
+
+
+def merge_diff(
+    tree: Tree, diff: str, written_against: Tree, *, reverse: bool = False
+) -> dict[str, str]:
+    """Apply ``diff``, written against ``written_against``, to ``tree`` as ``git cherry-pick`` (or
+    with ``reverse``, ``git revert``) does: directly where it applies, else by a three-way merge of
+    its edits with what changed in ``tree`` since. Raises ``PatchError`` on a conflict."""
+    try:
+        return apply_diff(tree, diff, reverse=reverse)[0]
+    except PatchError:
+        pass
+    before = dict(written_against)
+    after, _ = apply_diff(before, diff)
+    if reverse:
+        before, after = after, before
+    out = dict(tree)
+    for path in sorted(set(before) | set(after)):
+        if before.get(path) == after.get(path):
+            continue
+        if path not in out or path not in before or path not in after:
+            if out.get(path) != before.get(path):
+                raise PatchError(f"{path}: conflicts with later changes to the file")
+            if path in after:
+                out[path] = after[path]
+            else:
+                del out[path]
+            continue
+        merged = merge3(before[path], out[path], after[path])
+        if merged is None:
+            raise PatchError(f"{path}: conflicts with later changes to the same lines")
+        out[path] = merged
+    return out
+
+
+def merges(tree: Tree, a: str, b: str) -> bool:
+    """Can diffs ``a`` and ``b`` (both written against ``tree``) stack in either order, and each
+    still be reverted with the other in place? (Changes of one service that merge can be deployed,
+    stacked and reverted in any order on the repository head.)"""
+    try:
+        ta = apply_diff(tree, a)[0]
+        tb = apply_diff(tree, b)[0]
+        ab = merge_diff(ta, b, tree)
+        ba = merge_diff(tb, a, tree)
+        if ab != ba:
+            return False
+        merge_diff(ab, a, tree, reverse=True)
+        merge_diff(ab, b, tree, reverse=True)
+    except PatchError:
+        return False
+    return True
+
+
 def changed_files(diff: str) -> list[str]:
     return [fp.path for fp in parse_diff(diff)]
 

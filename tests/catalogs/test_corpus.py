@@ -88,7 +88,7 @@ def test_trees_are_clean_and_match_the_app_catalog(app):
     for svc in services_with_trees(app):
         meta = service_meta(app, svc)
         tree = base_tree(app, svc)
-        assert 1 <= len(tree) <= 5, (svc, sorted(tree))
+        assert 1 <= len(tree) <= 12, (svc, sorted(tree))
         assert manifest_path(svc) in tree, svc
         assert lint_tree(tree) == [], svc
         assert run_unit_tests(meta, tree) == [], svc
@@ -121,7 +121,7 @@ def test_changes_validate_and_ids_are_unique(app):
     for c in changes:
         assert c.service in trees, c.id
         assert c.files == changed_files(c.diff), c.id
-        assert c.author and c.title, c.id
+        assert c.title and len(c.phrasings) >= 2, c.id
 
 
 def test_every_change_applies_lints_and_passes_tests(app):
@@ -173,13 +173,138 @@ def test_defects_have_fix_predicates_that_separate_base_and_defect(app):
         assert d.latency_ms == 0 or 20 <= d.latency_ms <= 1500, c.id
 
 
-def test_ordinary_changes_look_like_the_others(app):
-    named = {f.change for f in _faults(app)}
-    benign = [c for c in _changes(app) if c.id not in named]
-    assert 6 <= len(benign) <= 12, [c.id for c in benign]
+def _benign(app: str) -> list[Change]:
+    named = {f.change for f in load_catalog(app, include_quarantined=True).faults if f.change}
+    return [c for c in load_catalog(app, include_quarantined=True).changes if c.id not in named]
+
+
+def _faulty(app: str) -> list[Change]:
+    named = {f.change for f in load_catalog(app, include_quarantined=True).faults if f.change}
+    return [c for c in load_catalog(app, include_quarantined=True).changes if c.id in named]
+
+
+def _kind(c: Change) -> str:
+    return "flags" if c.flags else c.kind
+
+
+def _size(c: Change) -> int:
+    return sum(
+        1 for ln in c.diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    )
+
+
+def test_benign_corpus_is_five_times_the_faulty_one_and_varied(app):
+    benign, faulty = _benign(app), _faulty(app)
+    assert len(benign) >= 5 * len(faulty), (len(benign), len(faulty))
     for c in benign:
         assert c.defect is None and c.fix is None, c.id
-        assert c.kind in ("code", "config"), c.id
+        assert c.purpose is not None, c.id
+    purposes = Counter(c.purpose for c in benign)
+    wanted = {"feature", "refactor", "dependency", "config", "performance"}
+    assert wanted <= set(purposes), purposes
+    assert max(purposes.values()) <= 0.4 * len(benign), purposes
+
+
+def test_benign_changes_look_like_the_faulty_ones(app):
+    """Kind shares within 10 points of the faulty changes' and sizes of the same order, so neither
+    the kind nor the size of a deploy tells a faulty change apart."""
+    benign, faulty = _benign(app), _faulty(app)
+    kb, kf = Counter(map(_kind, benign)), Counter(map(_kind, faulty))
+    for k in set(kb) | set(kf):
+        assert abs(kb[k] / len(benign) - kf[k] / len(faulty)) <= 0.10, (k, kb, kf)
+    for k in kf:
+        sb = sorted(_size(c) for c in benign if _kind(c) == k)
+        sf = sorted(_size(c) for c in faulty if _kind(c) == k)
+        med_b, med_f = sb[len(sb) // 2], sf[len(sf) // 2]
+        assert abs(med_b - med_f) <= 2, (k, med_b, med_f)
+        assert sb[int(0.9 * len(sb))] <= max(2 * sf[int(0.9 * len(sf))], 6), k
+
+
+def test_wordings_are_distinct_across_the_corpus(app):
+    import re as _re
+
+    seen: dict[str, str] = {}
+    for c in load_catalog(app, include_quarantined=True).changes:
+        assert len(set(c.wordings)) == len(c.wordings) >= 3, c.id
+        for w in c.wordings:
+            key = " ".join(_re.sub(r"[^a-z0-9]+", " ", w.lower()).split())
+            assert key not in seen, (c.id, seen.get(key), w)
+            seen[key] = c.id
+
+
+def test_benign_changes_commute_with_the_faulty_ones_of_their_service(app):
+    """A benign change can land on a service whose head holds a faulty change (both directions),
+    and the faulty one still reverts: images are built from the head."""
+    from sre_gym.sim.diffs import merges
+
+    faulty: dict[str, list[Change]] = {}
+    for c in _faulty(app):
+        if not c.flags:
+            faulty.setdefault(c.service, []).append(c)
+    bad = []
+    for b in _benign(app):
+        if b.flags:
+            continue
+        tree = base_tree(app, b.service)
+        bad += [(b.id, f.id) for f in faulty.get(b.service, []) if not merges(tree, b.diff, f.diff)]
+    assert not bad, bad[:20]
+
+
+def test_benign_changes_of_a_service_mostly_stack(app):
+    """An episode deploys many benign changes per service onto one head; most must merge with each
+    other (the schedule never picks two that do not)."""
+    from sre_gym.sim.diffs import merges
+
+    by_svc: dict[str, list[Change]] = {}
+    for c in _benign(app):
+        if not c.flags:
+            by_svc.setdefault(c.service, []).append(c)
+    for svc, cs in by_svc.items():
+        tree = base_tree(app, svc)
+        picked: list[Change] = []
+        for c in cs:
+            if all(merges(tree, c.diff, p.diff) for p in picked):
+                picked.append(c)
+        assert len(picked) >= 0.6 * len(cs), (svc, len(picked), len(cs))
+
+
+def test_benign_config_changes_leave_fault_settings_alone(app):
+    """No benign change sets what a fault breaks: a faulty change's env keys, a service address or
+    the latency knob; limits only go up; probes stay where they are."""
+    cat = load_catalog(app, include_quarantined=True)
+    model = cat.app
+    addr = {e.addr_env for e in model.edges if e.addr_env}
+    fault_keys: dict[str, set[str]] = {}
+    for c in _faulty(app):
+        fault_keys.setdefault(c.service, set()).update(c.env)
+    from sre_gym.catalogs.schema import parse_cpu, parse_mem
+
+    for c in _benign(app):
+        if c.kind != "config" or c.flags:
+            continue
+        svc = model.service(c.service) if c.service in {s.name for s in model.services} else None
+        assert c.readiness_port is None, c.id
+        assert not set(c.env) & (fault_keys.get(c.service, set()) | addr), c.id
+        if svc is not None:
+            assert svc.latency_env not in c.env, c.id
+            if "cpu_limit" in c.resources:
+                assert parse_cpu(c.resources["cpu_limit"]) >= parse_cpu(svc.resources.cpu_limit), (
+                    c.id
+                )
+            if "mem_limit" in c.resources:
+                assert parse_mem(c.resources["mem_limit"]) >= parse_mem(svc.resources.mem_limit), (
+                    c.id
+                )
+
+
+def test_image_changes_name_published_tags_only_when_benign(app):
+    cat = load_catalog(app, include_quarantined=True)
+    for c in _benign(app):
+        if c.kind == "image":
+            assert c.image_tag in cat.published_tags.get(c.service, []), c.id
+    for c in _faulty(app):
+        if c.kind == "image":
+            assert c.image_tag not in cat.published_tags.get(c.service, []), c.id
 
 
 # ---------------------------------------------------------------------------------- faults
@@ -217,16 +342,8 @@ def test_change_faults_validate_and_reference_their_change(app):
 def test_every_defect_change_is_named_by_a_fault(app):
     named = {f.change for f in _faults(app)}
     for c in _changes(app):
-        if (
-            c.defect is not None
-            or c.env
-            or c.resources
-            or c.image_tag
-            or c.readiness_port is not None
-        ):
-            assert c.id in named or (
-                c.kind == "config" and not c.resources and not c.readiness_port
-            ), c.id
+        if c.defect is not None or c.readiness_port is not None:
+            assert c.id in named, c.id
 
 
 def test_change_faults_load_through_the_release_loader(app):

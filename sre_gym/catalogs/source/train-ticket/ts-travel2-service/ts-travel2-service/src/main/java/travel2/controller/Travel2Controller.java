@@ -1,0 +1,44 @@
+package travel2.controller;
+
+import edu.fudan.common.util.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
+import travel2.entity.TripInfo;
+import travel2.service.TravelService;
+import org.springframework.web.bind.annotation.*;
+
+import static org.springframework.http.ResponseEntity.ok;
+
+/**
+ * @author Chenjie Xu
+ */
+@RestController
+@RequestMapping("/api/v1/travel2service")
+public class Travel2Controller {
+
+    private static final Logger LOGGER = LoggerFactory.getLogger(Travel2Controller.class);
+
+    @Autowired
+    private TravelService service;
+
+    @GetMapping(path = "/welcome")
+    public String home() {
+        return "Welcome to [ Travel2 Service ] !";
+    }
+
+    @CrossOrigin(origins = "*")
+    @PostMapping(value = "/trips/left")
+    public HttpEntity queryInfo(@RequestBody TripInfo info, @RequestHeader HttpHeaders headers) {
+        if (info.getStartingPlace() == null || info.getStartingPlace().length() == 0 ||
+                info.getEndPlace() == null || info.getEndPlace().length() == 0 ||
+                info.getDepartureTime() == null) {
+            LOGGER.info("[queryInfo] Travel Query Fail");
+            return ok(new Response<>(0, "Invalid trip query", null));
+        }
+        LOGGER.info("[queryInfo] Query TripResponse, from: {}, to: {}", info.getStartingPlace(), info.getEndPlace());
+        return ok(service.query(info, headers));
+    }
+}

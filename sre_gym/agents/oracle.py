@@ -111,6 +111,17 @@ class OracleAgent(Agent):
             if rev is None:
                 return []
             return [call("rollback", deployment=f.target, to_revision=rev, incident_id=iid)]
+        if kind == "raise_cpu_limit":  # give the pods headroom over what the chaos burns
+            cores = max(3 * d["amount"], 0.1)
+            return [
+                call(
+                    "patch_config",
+                    deployment=f.target,
+                    key="resources.limits.cpu",
+                    value=f"{int(round(cores * 1000))}m",
+                    incident_id=iid,
+                )
+            ]
         if kind in ("restart", "delete_pod"):
             return [call("restart", deployment=f.target, incident_id=iid)]
         if kind == "scale_up":

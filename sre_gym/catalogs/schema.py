@@ -61,14 +61,39 @@ class Perf(Strict):
     base_ms: float = Field(gt=0, description="own processing time per request (median), ms")
     cpu_ms_per_req: float = Field(gt=0, description="CPU time per request, ms")
     mem_base_mi: float = Field(gt=0, description="steady working set, MiB")
-    startup_s: int = Field(ge=1, description="container start until ready, s")
     sigma: float = Field(default=0.45, gt=0, description="log-normal latency spread")
 
 
 class Probe(Strict):
+    """A readiness probe as the manifest sets it (Kubernetes defaults for what it leaves out)."""
+
     port: int
     kind: Literal["http", "grpc", "tcp"]
     initial_delay_s: int = 0
+    period_s: int = Field(default=10, ge=1, description="periodSeconds (default 10)")
+    failure_threshold: int = Field(default=3, ge=1, description="failureThreshold (default 3)")
+
+
+class Startup(Strict):
+    """How a new container of one image comes up: simulation parameters whose sources the app
+    catalog cites (image sizes, process start-up, JIT warm-up)."""
+
+    image_mb: float = Field(gt=0, description="compressed image size a node without it pulls, MB")
+    boot_s: float = Field(ge=0, description="container start until the process accepts connections")
+    warmup_s: float = Field(
+        default=0.0, ge=0, description="then slower for this long (JIT, caches)"
+    )
+    warmup_factor: float = Field(
+        default=0.0, ge=0, description="extra latency and CPU per request at the start of warm-up"
+    )
+
+
+class Pull(Strict):
+    """Image pulls on the app's nodes: a fixed cost (registry auth, manifest) plus the download and
+    unpacking of the compressed layers."""
+
+    overhead_s: float = Field(default=4.0, ge=0)
+    mb_s: float = Field(default=12.0, gt=0)
 
 
 class Service(Strict):
@@ -85,6 +110,9 @@ class Service(Strict):
     resources: Resources
     env: dict[str, str] = Field(default_factory=dict)
     readiness: Probe | None = None
+    startup: Startup | None = Field(
+        default=None, description="overrides the app's runtime entry for the service's language"
+    )
     perf: Perf | None = None
     rpcs: list[str] = Field(default_factory=list)
     spread_zones: bool = Field(
@@ -204,6 +232,11 @@ class App(Strict):
     edges: list[Edge]
     routes: list[Route]
     inter_zone_ms: float = Field(default=0.0, ge=0, description="one-way latency between zones")
+    runtimes: dict[str, Startup] = Field(
+        default_factory=dict, description="language -> how its containers come up"
+    )
+    pull: Pull = Field(default_factory=Pull)
+    termination_grace_s: int = Field(default=30, ge=0, description="terminationGracePeriodSeconds")
     flags: list[Flag] = Field(default_factory=list)
     flag_configmap: str | None = None
     queues: list[Queue] = Field(default_factory=list)
@@ -234,7 +267,14 @@ class App(Strict):
             for n in [q.broker, *q.producers, *q.consumers]:
                 if n not in known:
                     raise ValueError(f"queue {q.name}: unknown service {n!r}")
+        for s in self.services:
+            if s.startup is None and s.language not in self.runtimes:
+                raise ValueError(f"service {s.name}: no runtime for language {s.language!r}")
         return self
+
+    def startup_of(self, name: str) -> Startup:
+        s = self.service(name)
+        return s.startup if s.startup is not None else self.runtimes[s.language]
 
     def service(self, name: str) -> Service:
         for s in self.services:

@@ -126,8 +126,11 @@ def _denied(
         eg = [p for p in policies if "Egress" in (p.get("policy_types") or []) and selects(p, a)]
         ig = [p for p in policies if "Ingress" in (p.get("policy_types") or []) and selects(p, b)]
         port = ports.get(b)
-        if eg and not any(_rule_admits(r, "to", b, port) for p in eg for r in p.get("egress", [])) or ig and not any(
-            _rule_admits(r, "from", a, port) for p in ig for r in p.get("ingress", [])
+        if (
+            eg
+            and not any(_rule_admits(r, "to", b, port) for p in eg for r in p.get("egress", []))
+            or ig
+            and not any(_rule_admits(r, "from", a, port) for p in ig for r in p.get("ingress", []))
         ):
             out.add((a, b))
     return out

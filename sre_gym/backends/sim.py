@@ -8,7 +8,8 @@ from typing import Any
 from sre_gym.backends.base import OperationError, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.orchestrator.injector import Injector
-from sre_gym.orchestrator.noise import Noise
+from sre_gym.orchestrator.noise import Noise, noise_is_off
+from sre_gym.orchestrator.open_world import NOISE_PROFILES, NoiseProfile, OpenWorld
 from sre_gym.orchestrator.schedule import Schedule, schedule
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.sim import k8s_view
@@ -55,6 +56,7 @@ class SimBackend:
         release: str = RELEASE,
         sched: Schedule | None = None,
         scoring: ScoringConfig | None = None,
+        noise: NoiseProfile | None = None,
     ) -> None:
         self.app, self.seed, self.release = app, int(seed), release
         self.schedule = sched if sched is not None else schedule(app, seed, release)
@@ -73,7 +75,12 @@ class SimBackend:
             hold_s=cfg.repair_hold_s,
             persistence_s=cfg.persistence_s,
         )
-        self.noise = Noise(self.cluster, self.schedule, self.episode_start)  # benign, unscored
+        # benign and unscored: load noise, and the open world's anomalies
+        prof = noise if noise is not None else NOISE_PROFILES["production"]
+        if noise_is_off():
+            prof = NOISE_PROFILES["off"]
+        self.noise = Noise(self.cluster, self.schedule, self.episode_start, scale=prof.load_noise)
+        self.open_world = OpenWorld(self.cluster, self.schedule, self.episode_start, prof)
         self.engine = Engine(self.cluster.tsdb)
         self.alert_engine = AlertEngine(
             list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S

@@ -32,6 +32,11 @@ def parse_mem(q: str) -> float:
     return {"Ki": v / 1024, "Mi": v, "Gi": v * 1024}[m.group(2)]
 
 
+# workloads outside the request path: the load generator, infrastructure (flagd) and side jobs
+# (batch jobs, exporters) that run in the namespace but serve no user request
+NOT_SERVING = ("loadgen", "infra", "batch")
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -99,7 +104,7 @@ class Pull(Strict):
 class Service(Strict):
     name: str
     language: str
-    kind: Literal["gateway", "stateless", "stateful", "loadgen", "infra"]
+    kind: Literal["gateway", "stateless", "stateful", "loadgen", "infra", "batch"]
     port: int | None = None
     service_port: int | None = Field(
         default=None, description="the Kubernetes Service's port, if not `port`"
@@ -128,7 +133,7 @@ class Service(Strict):
 
     @model_validator(mode="after")
     def _serving_needs_perf(self) -> Service:
-        if self.kind not in ("loadgen", "infra") and self.perf is None:
+        if self.kind not in NOT_SERVING and self.perf is None:
             raise ValueError(f"service {self.name}: serving services need perf parameters")
         return self
 
@@ -213,6 +218,24 @@ class LoadGen(Strict):
     noise: float = Field(default=0.05, ge=0, lt=1)
 
 
+class External(Strict):
+    """A dependency outside the cluster that a service calls (a card processor, an SMTP relay): its
+    flaky spells are one of the open world's benign anomalies."""
+
+    service: str
+    host: str
+    what: str
+
+
+class Autoscaler(Strict):
+    """A HorizontalPodAutoscaler on CPU utilisation (of the pods' CPU requests)."""
+
+    deployment: str
+    min_replicas: int = Field(ge=1)
+    max_replicas: int = Field(ge=1)
+    target_cpu_pct: int = Field(default=70, gt=0, le=1000)
+
+
 class App(Strict):
     name: str
     title: str
@@ -237,6 +260,8 @@ class App(Strict):
     )
     pull: Pull = Field(default_factory=Pull)
     termination_grace_s: int = Field(default=30, ge=0, description="terminationGracePeriodSeconds")
+    externals: list[External] = Field(default_factory=list)
+    autoscalers: list[Autoscaler] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
     flag_configmap: str | None = None
     queues: list[Queue] = Field(default_factory=list)
@@ -267,6 +292,12 @@ class App(Strict):
             for n in [q.broker, *q.producers, *q.consumers]:
                 if n not in known:
                     raise ValueError(f"queue {q.name}: unknown service {n!r}")
+        for x in self.externals:
+            if x.service not in known:
+                raise ValueError(f"external {x.host}: unknown service {x.service!r}")
+        for h in self.autoscalers:
+            if h.deployment not in known or h.min_replicas > h.max_replicas:
+                raise ValueError(f"autoscaler of {h.deployment!r}: unknown deployment or bounds")
         for s in self.services:
             if s.startup is None and s.language not in self.runtimes:
                 raise ValueError(f"service {s.name}: no runtime for language {s.language!r}")
@@ -285,7 +316,7 @@ class App(Strict):
     @property
     def serving(self) -> list[Service]:
         """Services that serve requests (not the load generator or infra such as flagd), in order."""
-        return [s for s in self.services if s.kind not in ("loadgen", "infra")]
+        return [s for s in self.services if s.kind not in NOT_SERVING]
 
 
 # -- faults ---------------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
-from sre_gym.catalogs.schema import Change, parse_cpu, parse_mem
+from sre_gym.catalogs.schema import NOT_SERVING, Change, parse_cpu, parse_mem
 from sre_gym.rng import Streams, stable_hash
-from sre_gym.sim import dynamics
+from sre_gym.sim import autoscaler, dynamics
 from sre_gym.sim import flags as flags_mod
 from sre_gym.sim import netpol as netpol_mod
 from sre_gym.sim import pods as P
@@ -45,6 +45,7 @@ from sre_gym.telemetry.tsdb import TSDB
 
 TICK_S = 15
 WARMUP_S = 600
+INITIAL_AGE_S = 2 * 86400  # the app's pods were created two days before the run (long warmed up)
 EPISODE_S = 5400
 
 
@@ -98,7 +99,7 @@ class SimCluster:
                 ],
             )
             for i, s in enumerate(
-                [*app_cat.serving, *[x for x in app_cat.services if x.kind in ("loadgen", "infra")]]
+                [*app_cat.serving, *[x for x in app_cat.services if x.kind in NOT_SERVING]]
             )
         ]
         images = {s.image: Image(s.image, s.name, None, None) for s in app_cat.services}
@@ -140,7 +141,11 @@ class SimCluster:
         n = topo.n
         others = [app_cat.service(d.name) for d in deps[n:]]
         self.dep_mem_base = np.append(
-            topo.mem_base, [o.perf.mem_base_mi if o.perf else 120.0 for o in others]
+            topo.mem_base,
+            [
+                o.perf.mem_base_mi if o.perf else 0.4 * parse_mem(o.resources.mem_limit)
+                for o in others
+            ],
         )
         # how each deployment's new pods come up (catalog: runtimes, readiness probes, pulls)
         svcs = [app_cat.service(d.name) for d in deps]
@@ -158,6 +163,13 @@ class SimCluster:
         # the namespace's own policies (default deny plus allow rules), from well before the run
         self.world.netpols = netpol_mod.baseline(app_cat, float(EPOCH - 40 * 86400))
         self._blocked_version = -1
+        # the open world's knobs (orchestrator/open_world.py): traffic surges, third-party error
+        # spells per service with the log line they leave, client errors everywhere
+        self.load_factor = 1.0
+        self.background_error = 0.0
+        self.outside_err = np.zeros(topo.n)
+        self.outside_msg = np.zeros(topo.n, dtype=np.int16)
+        self.hpas = autoscaler.build(self)
         # runtime conditions that select a deployment's pods by label: every new pod gets them
         self.selector_conditions: dict[int, dict[str, float]] = {}
         self.last_exit = np.full(len(deps), -np.inf)
@@ -183,13 +195,15 @@ class SimCluster:
         self.rec_edge_att = np.zeros((cap, n, n))
         self.rec_entry = np.zeros((cap, 3))  # requests/s, failed share, slow share
         self.rec_log = np.zeros((cap, n), dtype=np.int16)
+        self.rec_outside = np.zeros((cap, n))  # error share from third parties (open world)
+        self.rec_outside_log = np.zeros((cap, n), dtype=np.int16)
         self.rec_corrupt = np.zeros((cap, n))
         self.rec_lag = np.zeros((cap, len(self.queues.names)))
         self.log_messages: list[str] = [""]
         self.metrics = MetricWriter(self, self.tsdb)
         for d in deps:
             self._profile_of(d, d.current.template)
-            reconcile(self, d, float(EPOCH - 30))
+            reconcile(self, d, float(EPOCH - INITIAL_AGE_S))
 
     # ------------------------------------------------------------------ profiles
     def _profile_of(self, dep: Deployment, tpl: Template) -> int:
@@ -336,7 +350,7 @@ class SimCluster:
         rps = self.base_rps * (
             1 + lg.diurnal_amplitude * np.sin(2 * np.pi * rel / 14400 + self._load_phase)
         )
-        rps *= 1 + lg.noise * self._load_noise[tick]
+        rps *= (1 + lg.noise * self._load_noise[tick]) * self.load_factor
         out = dynamics.step(
             self.topo,
             dynamics.Inputs(
@@ -368,7 +382,7 @@ class SimCluster:
                 prof_pool=self.prof_pool,
                 prof_hold=self.prof_hold,
                 blocked=blocked,
-                svc_err=fx.err,
+                svc_err=1.0 - (1.0 - fx.err) * (1.0 - self.outside_err),
                 svc_lat=fx.lat,
                 svc_hog=fx.hog,
                 svc_broken=fx.broken,
@@ -377,6 +391,8 @@ class SimCluster:
             ),
         )
         self.prev_attempts = out.attempts
+        if self.hpas:
+            autoscaler.sync(self, self.hpas, t, out.pod_usage)
         if self.queues.names:
             ready = np.bincount(pods.dep[rows][pods.ready[rows]], minlength=len(world.deployments))
             sel = pods.dep[rows] < n
@@ -405,6 +421,8 @@ class SimCluster:
         self.rec_edge_att[tick] = out.edge_att
         self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
         self.rec_corrupt[tick] = out.corrupt
+        self.rec_outside[tick] = self.outside_err
+        self.rec_outside_log[tick] = self.outside_msg
         if self.queues.names:
             self.rec_lag[tick] = self.queues.lag
         ready_rows = rows[pods.ready[rows] & (pods.dep[rows] < n)]
@@ -773,6 +791,19 @@ class SimCluster:
         getattr(self.pods, field)[rows] = value
         return [self.pods.names[r] for r in rows]
 
+    def third_party(self, service: str, delta: float, what: str, t: float) -> None:
+        """A third party the service calls starts (``delta`` > 0) or stops failing that share of
+        its requests; ``what`` names it in the service's error logs."""
+        i = self.topo.index[service]
+        self.outside_err[i] = min(max(self.outside_err[i] + delta, 0.0), 1.0)
+        if delta > 0:
+            msg = f"upstream {what} timed out: context deadline exceeded"
+            if msg not in self.log_messages:
+                self.log_messages.append(msg)
+            self.outside_msg[i] = self.log_messages.index(msg)
+        elif self.outside_err[i] <= 1e-9:
+            self.outside_err[i], self.outside_msg[i] = 0.0, 0
+
     def attach_condition(self, dep_name: str, field: str, value: float, t: float) -> list[str]:
         """Set a runtime condition on a deployment's pods by selector: on every live pod now and on
         every pod created until ``detach_condition``."""
@@ -851,11 +882,12 @@ class SimCluster:
         sha: str,
         t: float,
         *,
-        title: str,
-        author: str,
+        title: str | None = None,
+        author: str = "ci",
         revert_of: str | None = None,
     ) -> ChangeRecord:
-        """Lint, test, build and roll out a change, shown as ``title`` by ``author``.
+        """Lint, test, build and roll out a change, shown as ``title`` (default: its own) by
+        ``author``.
 
         A code change is committed to the service's repository head and the image is built from
         the head (so it carries any defect the head holds); a config change edits the manifest and
@@ -867,6 +899,7 @@ class SimCluster:
         tpl = dep.current.template
         repo = tpl.image.rsplit(":", 1)[0]
         diff = change.diff
+        title = change.title if title is None else title
         tracked = self.pipeline is not None and change.service in self.pipeline_services
         if tracked:
             if revert_of is not None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sre_gym.sim import netpol
+from sre_gym.sim import autoscaler, netpol
 from sre_gym.sim import pods as P
 from sre_gym.sim.controller import k8s_suffix
 from sre_gym.sim.state import Deployment, rfc3339
@@ -24,6 +24,7 @@ EVENT_KIND = {
     "configmaps": "ConfigMap",
     "networkpolicies": "NetworkPolicy",
     "namespaces": "Namespace",
+    "horizontalpodautoscalers": "HorizontalPodAutoscaler",
 }
 NAMESPACES = ("default", "kube-system", "kube-node-lease", "monitoring")
 
@@ -202,6 +203,8 @@ def _list(cl: SimCluster, kind: str) -> list[dict]:
         return [netpol.render(p, rfc3339) for p in sorted(w.netpols, key=lambda p: p.name)]
     if kind == "namespaces":
         return [{"name": n, "status": "Active"} for n in (*NAMESPACES, ns)]
+    if kind == "horizontalpodautoscalers":
+        return autoscaler.view(cl, cl.hpas)
     if kind == "secrets":  # the policy layer blocks this before it gets here
         raise NotFound("secrets are not readable")
     raise NotFound(f"unknown kind {kind!r}")

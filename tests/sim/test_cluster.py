@@ -14,9 +14,9 @@ from sre_gym.catalogs.schema import Change
 from sre_gym.orchestrator.injector import Injector
 from sre_gym.orchestrator.schedule import schedule
 from sre_gym.sim import k8s_view
-from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim.state import EPOCH
 
 OB = "online-boutique"

@@ -176,7 +176,7 @@ def plan(sched: Schedule, profile: NoiseProfile, release: str = RELEASE) -> tupl
                     x.service,
                     start,
                     end,
-                    round(amt, 4),
+                    round(float(amt), 4),
                     (("host", x.host), ("what", x.what)),
                 )
             elif kind == "side_oom":
@@ -207,7 +207,12 @@ def plan(sched: Schedule, profile: NoiseProfile, release: str = RELEASE) -> tupl
             else:
                 end = start + int(span(profile.surge_s, r[2])) // 15 * 15
                 a = Anomaly(
-                    0, kind, app.entrypoint, start, end, round(span(profile.surge_factor, r[3]), 3)
+                    0,
+                    kind,
+                    app.entrypoint,
+                    start,
+                    end,
+                    round(float(span(profile.surge_factor, r[3])), 3),
                 )
             out.append(a)
     out.sort(key=lambda a: (a.start, a.kind, a.target))

@@ -755,7 +755,10 @@ class SimCluster:
                 f"unsupported key {key!r}: use env.<NAME>, resources.limits.cpu, resources.limits.memory or readinessProbe.port"
             )
         return self._new_revision(
-            dep, new, cause or f"kubectl patch deployment {name} ({key}={value})", t
+            dep,
+            new,
+            f"kubectl patch deployment {name} ({key}={value})" if cause is None else cause,
+            t,
         )
 
     def unset_env(self, name: str, var: str, t: float) -> Revision:

@@ -168,8 +168,10 @@ class Pipeline:
                 new = merge_diff(head, change.diff, base_tree(self.app, svc))
                 diff = tree_diff(head, new)
             except PatchError:
-                # the head moved on the same lines (an agent's patch): the commit lands empty
-                new, diff = dict(head), change.diff
+                # the head moved on the same lines (an agent's patch; the corpus never conflicts
+                # with itself): the change is built on its base tree, dropping what it clashes with
+                new = apply_diff(base_tree(self.app, svc), change.diff)[0]
+                diff = tree_diff(head, new)
         self._commits[sha] = (svc, head, diff if new != head else "", change)
         self._head[svc] = new
         if change.defect is not None:

@@ -18,9 +18,11 @@ For each app over seeds 0-4 (``--seeds``) it prints:
    of abnormal objects with no fault behind them. An abnormal object, sampled at every invocation,
    is a NetworkPolicy, a node that is not Ready, a deployment with fewer available replicas than it
    wants (or none wanted), a pod that is not Running and ready or whose restart count grew since the
-   last sample, or a deployment whose current revision has no change cause; it has a fault behind
-   it if its workload or node is in the scope of a fault active then (or ended in the last 2
-   minutes), or it is one of the fault's artifacts;
+   last sample, or a deployment whose current revision has no change cause; NetworkPolicies and
+   revisions count while they are new (created in the last 10 minutes: the namespace's own
+   policies are there from the start). It has a fault behind it if its workload or node is in the
+   scope of a fault active then (or ended in the last 2 minutes), or it is one of the fault's
+   artifacts;
 5. the Marathon-Score of keep, runbook, random and noop (mean, min-max over the seeds).
 
 Run: python benchmarks/realism.py [--apps A ...] [--seeds 0-4] [--agents keep,runbook,random,noop]
@@ -36,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 import sre_gym  # noqa: F401
 from sre_gym.agents import make_agent
@@ -43,6 +46,15 @@ from sre_gym.agents import make_agent
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 TARGETS = {"online-boutique": 45.0, "train-ticket": 90.0, "astronomy-shop": 45.0}
 TAIL_S = 120  # an object still counts as a fault's this long after its revert
+NEW_S = 600  # policies and revisions count as abnormal while this new
+
+
+def _ts(iso: str | None) -> float:
+    import datetime as dt
+
+    if not iso:
+        return 0.0
+    return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).timestamp()
 
 
 def seeds_of(spec: str) -> list[int]:
@@ -126,10 +138,30 @@ def classify(runs: dict[int, list[dict]]) -> dict[str, float]:
             hits["memorised-normalised"] += (normalise(title) not in norms) == d["faulty"]
             hits["memorised-diffs"] += (d["diff"] not in diffs) == d["faulty"]
     out = {k: v / max(n, 1) for k, v in hits.items()}
+    out["size"] = _best_threshold(
+        [(_lines(d["diff"]), d["faulty"]) for ds in runs.values() for d in ds]
+    )
     out["majority"] = max(faulty, n - faulty) / max(n, 1)
     out["n"] = n
     out["faulty_share"] = faulty / max(n, 1)
     return out
+
+
+def _lines(diff: str) -> int:
+    return sum(
+        1 for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    )
+
+
+def _best_threshold(xs: list[tuple[int, bool]]) -> float:
+    """Accuracy of the best single size threshold (either direction): an upper bound."""
+    if not xs:
+        return 0.0
+    best = 0
+    for cut in sorted({x for x, _ in xs}):
+        big = sum((x >= cut) == f for x, f in xs)
+        best = max(best, big, len(xs) - big)
+    return best / len(xs)
 
 
 # ------------------------------------------------------------------------------ open world
@@ -144,6 +176,8 @@ class Objects:
         b = env.backend
         t = env.clock
         for p in b.k8s_get("networkpolicies", None):
+            if t - _ts(p.get("created")) > NEW_S:
+                continue
             sel = (p.get("pod_selector") or {}).get("app") or ""
             self.samples.append((t, f"networkpolicies/{p['name']}", sel))
         for nd in b.k8s_get("nodes", None):
@@ -155,7 +189,8 @@ class Objects:
                 self.samples.append((t, f"deployments/{d['name']}", d["name"]))
             desc = b.k8s_describe("deployments", d["name"])
             hist = desc.get("revision_history") or []
-            if hist and not hist[-1].get("change_cause"):
+            fresh = hist and t - _ts(hist[-1].get("created")) <= NEW_S
+            if fresh and not hist[-1].get("change_cause"):
                 self.samples.append((t, f"revisions/{d['name']}@{hist[-1]['revision']}", d["name"]))
         for p in b.k8s_get("pods", None):
             grew = p["restarts"] > self.restarts.get(p["name"], 0)
@@ -218,6 +253,36 @@ def recovery_delays(env) -> list[float]:
     return out
 
 
+def rollout_times(env) -> dict[str, list[float]]:
+    """Seconds from each benign code deploy to its revision's pods being ready, by runtime (JVM or
+    not), read off the simulator's pods (ground truth, for this benchmark only)."""
+    from sre_gym.sim.pods import ready_at
+
+    cl = env.backend.cluster
+    p = cl.pods
+    benign = {e["sha"] for e in env.evidence.events if e["type"] == "deploy"}
+    out: dict[str, list[float]] = {"jvm": [], "other": []}
+    for rec in cl.changes:
+        if rec.sha not in benign or rec.kind != "code":
+            continue
+        d = cl.world.deployment(rec.service)
+        rows = [r for r in range(p.n) if p.dep[r] == d.index and p.rev[r] == rec.revision]
+        rows = [r for r in rows if p.created[r] >= rec.time and np.isfinite(p.started[r])]
+        if not rows:
+            continue
+        i = d.index
+        at = ready_at(
+            p.started[rows],
+            cl.dep_boot[[i] * len(rows)],
+            cl.dep_probed[[i] * len(rows)],
+            cl.dep_probe_delay[[i] * len(rows)],
+            cl.dep_probe_period[[i] * len(rows)],
+        )
+        lang = cl.topo.app.service(rec.service).language
+        out["jvm" if lang in ("Java", "Kotlin") else "other"].append(float(at.max() - rec.time))
+    return out
+
+
 def _fmt_scores(xs: list[float]) -> str:
     return f"{statistics.mean(xs):6.1f} [{min(xs):.1f}-{max(xs):.1f}]"
 
@@ -235,6 +300,7 @@ def main() -> None:
         runs: dict[int, list[dict]] = {}
         objs_bad = objs_all = al_none = al_all = 0
         delays: list[float] = []
+        rollouts: dict[str, list[float]] = {"jvm": [], "other": []}
         scores: dict[str, list[float]] = {x: [] for x in agents}
         for s in seeds:
             objects = Objects()
@@ -242,6 +308,8 @@ def main() -> None:
             if "noop" in scores:
                 scores["noop"].append(env.scorecard["marathon_score"])
             runs[s] = deploys(env)
+            for k, v in rollout_times(env).items():
+                rollouts[k] += v
             ev_inj = [e for e in env.evidence.events if e["type"] == "injection"]
             b, n = objects.unexplained(ev_inj)
             objs_bad, objs_all = objs_bad + b, objs_all + n
@@ -260,13 +328,18 @@ def main() -> None:
         print(
             f"  classifiers     majority-class {c['majority']:.3f}   unseen-title {c['unseen-title']:.3f}"
             f"   memorised-titles {c['memorised-titles']:.3f}   (limits: memorised-normalised"
-            f" {c['memorised-normalised']:.3f}, memorised-diffs {c['memorised-diffs']:.3f})"
+            f" {c['memorised-normalised']:.3f}, memorised-diffs {c['memorised-diffs']:.3f},"
+            f" best size threshold {c['size']:.3f})"
         )
         med = statistics.median(delays) if delays else float("nan")
         print(
             f"  timing          oracle intervention -> probe recovery: median {med:.0f} s over"
             f" {len(delays)} repairs (target >= {TARGETS.get(app, 45):.0f} s)"
         )
+        ro = "   ".join(
+            f"{k} {statistics.median(v):.0f} s (n={len(v)})" for k, v in rollouts.items() if v
+        )
+        print(f"  rollouts        benign code deploy -> new pods ready, median: {ro}")
         print(
             f"  open world      alerts with no fault behind them {al_none / max(al_all, 1):.3f}"
             f" ({al_none}/{al_all}; target >= 0.20); abnormal objects {objs_bad / max(objs_all, 1):.3f}"

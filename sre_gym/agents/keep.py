@@ -92,6 +92,50 @@ def _ts(iso: str | None) -> float:
     return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).timestamp()
 
 
+def _rule_admits(rule: dict[str, Any], key: str, peer: str, port: int | None) -> bool:
+    """Does an ingress (``from``) or egress (``to``) rule of a NetworkPolicy admit pods of
+    ``peer`` on ``port``? (standard semantics: no peers or no ports means all of them; pods carry
+    the ``app`` label of their service)"""
+    ports = rule.get("ports")
+    if ports and port is not None and not any(p.get("port") == port for p in ports):
+        return False
+    peers = rule.get(key)
+    if not peers:
+        return True
+    for x in peers:
+        if "podSelector" not in x or "namespaceSelector" in x:
+            continue  # another namespace (DNS and the like)
+        labels = (x["podSelector"] or {}).get("matchLabels") or {}
+        if all(k == "app" and v == peer for k, v in labels.items()):
+            return True
+    return False
+
+
+def _denied(
+    policies: list[dict[str, Any]], edges: list[tuple[str, str]], ports: dict[str, int]
+) -> set[tuple[str, str]]:
+    """The calls (caller, callee) the policies drop: a pod selected by a policy of a type accepts
+    or sends only what the union of those policies' rules of that type admit."""
+
+    def selects(p: dict[str, Any], svc: str) -> bool:
+        sel = p.get("pod_selector") or {}
+        return all((k == "app" and v == svc) for k, v in sel.items())
+
+    out = set()
+    for a, b in edges:
+        eg = [p for p in policies if "Egress" in (p.get("policy_types") or []) and selects(p, a)]
+        ig = [p for p in policies if "Ingress" in (p.get("policy_types") or []) and selects(p, b)]
+        port = ports.get(b)
+        if (
+            eg
+            and not any(_rule_admits(r, "to", b, port) for p in eg for r in p.get("egress", []))
+            or ig
+            and not any(_rule_admits(r, "from", a, port) for p in ig for r in p.get("ingress", []))
+        ):
+            out.add((a, b))
+    return out
+
+
 def _iso(t: float) -> str:
     return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -185,6 +229,7 @@ class KeepAgent(Agent):
         self.pods: list[dict[str, Any]] = []
         self.deployments: dict[str, dict[str, Any]] = {}
         self.netpols: list[dict[str, Any]] = []
+        self.ports: dict[str, int] = {}  # service -> the port its pods listen on
         self.node_status: dict[str, str] = {}
         self.history: dict[str, list[dict[str, Any]]] = {}  # deployment -> revision history
         self.want_describe: set[str] = set()
@@ -312,6 +357,8 @@ class KeepAgent(Agent):
             if s.get("kind") == "loadgen":
                 continue
             self.services.add(s["name"])
+            if s.get("port"):
+                self.ports[s["name"]] = int(s["port"])
             for c in s.get("calls", []):
                 self.callees.setdefault(s["name"], set()).add(c["service"])
                 self.callers.setdefault(c["service"], set()).add(s["name"])
@@ -340,20 +387,18 @@ class KeepAgent(Agent):
         for node in sorted(nodes):
             t = max((a.t for a in alerts if a.node == node), default=now)
             out.append(Suspect(("node", node), "node", node, node, t))
-        for p in self.netpols:
-            src = (p.get("pod_selector") or {}).get("app")
-            if src:
-                out.append(
-                    Suspect(
-                        ("netpol", p["name"]),
-                        "netpol",
-                        src,
-                        f"networkpolicy/{p['name']}",
-                        _ts(p.get("created")) or now,
-                        service=src,
-                        peer=(p.get("egress_denied_to") or {}).get("app"),
-                    )
+        for p, (src, peer) in self._denying_policies():
+            out.append(
+                Suspect(
+                    ("netpol", p["name"]),
+                    "netpol",
+                    src,
+                    f"networkpolicy/{p['name']}",
+                    _ts(p.get("created")) or now,
+                    service=src,
+                    peer=peer,
                 )
+            )
         out += self._deploy_suspects(alerts, abnormal, now)
         for svc, since in sorted(self.zero_since.items()):
             if svc in self.services:
@@ -382,6 +427,24 @@ class KeepAgent(Agent):
         for s in out:
             uniq.setdefault(s.key, s)
         return list(uniq.values())
+
+    def _denying_policies(self) -> list[tuple[dict[str, Any], tuple[str, str]]]:
+        """Policies that drop a call of the call graph which the other policies would let
+        through, each with the first such (caller, callee): the namespace's own allow rules and
+        default deny drop nothing the application needs."""
+        edges = sorted((a, b) for a, bs in self.callees.items() for b in bs)
+        if not edges or not self.netpols:
+            return []
+        denied_all = _denied(self.netpols, edges, self.ports)
+        out = []
+        for p in self.netpols:
+            rest = [q for q in self.netpols if q is not p]
+            freed = [
+                e for e in edges if e in denied_all and e not in _denied(rest, edges, self.ports)
+            ]
+            if freed:
+                out.append((p, freed[0]))
+        return out
 
     def _deploy_suspects(self, alerts: list[Alert], abnormal: set[str], now: float) -> list:
         """The latest live deploy of each service whose own signals turned abnormal after it."""

@@ -108,9 +108,30 @@ class OracleAgent(Agent):
             ] + ([call("restart", deployment=f.target, incident_id=iid)] if again else [])
         if kind in ("rollback", "patch_config"):
             rev = _good_revision(b, inj)
-            if rev is None:
-                return []
-            return [call("rollback", deployment=f.target, to_revision=rev, incident_id=iid)]
+            out = []
+            if rev is not None:
+                out.append(call("rollback", deployment=f.target, to_revision=rev, incident_id=iid))
+            ch = d.get("change")
+            pipe = b.cluster.pipeline
+            # the rollback relieves at once; the revert takes the defect out of the repository
+            # head, so the next build (any deploy of the service) does not bring it back
+            in_head = ch is not None and pipe is not None and pipe.defect(ch.service)[1] is ch
+            if in_head and ch.kind == "code":
+                out.append(
+                    call("submit_patch", service=f.target, revert=inj.commit, incident_id=iid)
+                )
+            return out
+        if kind == "raise_cpu_limit":  # give the pods headroom over what the chaos burns
+            cores = max(3 * d["amount"], 0.1)
+            return [
+                call(
+                    "patch_config",
+                    deployment=f.target,
+                    key="resources.limits.cpu",
+                    value=f"{int(round(cores * 1000))}m",
+                    incident_id=iid,
+                )
+            ]
         if kind in ("restart", "delete_pod"):
             return [call("restart", deployment=f.target, incident_id=iid)]
         if kind == "scale_up":
@@ -155,8 +176,13 @@ def _good_revision(b, inj) -> int | None:
     ch = inj.detail["change"]
     after = inj.detail["after"]
 
+    images = b.cluster.world.images
+
     def clean(tpl) -> bool:
-        if ch.kind in ("code", "image"):
+        if ch.kind == "code":  # no image built from a head that carried the defect
+            img = images.get(tpl.image)
+            return not (img is not None and img.change is ch and img.defect is not None)
+        if ch.kind == "image":
             return tpl.image != after.image
         env = tpl.env_dict()
         if any(env.get(k) == v for k, v in ch.env.items()):

@@ -8,7 +8,8 @@ from typing import Any
 from sre_gym.backends.base import OperationError, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.orchestrator.injector import Injector
-from sre_gym.orchestrator.noise import Noise
+from sre_gym.orchestrator.noise import Noise, noise_is_off
+from sre_gym.orchestrator.open_world import NOISE_PROFILES, NoiseProfile, OpenWorld
 from sre_gym.orchestrator.schedule import Schedule, schedule
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.sim import k8s_view
@@ -55,6 +56,7 @@ class SimBackend:
         release: str = RELEASE,
         sched: Schedule | None = None,
         scoring: ScoringConfig | None = None,
+        noise: NoiseProfile | None = None,
     ) -> None:
         self.app, self.seed, self.release = app, int(seed), release
         self.schedule = sched if sched is not None else schedule(app, seed, release)
@@ -73,7 +75,12 @@ class SimBackend:
             hold_s=cfg.repair_hold_s,
             persistence_s=cfg.persistence_s,
         )
-        self.noise = Noise(self.cluster, self.schedule, self.episode_start)  # benign, unscored
+        # benign and unscored: load noise, and the open world's anomalies
+        prof = noise if noise is not None else NOISE_PROFILES["production"]
+        if noise_is_off():
+            prof = NOISE_PROFILES["off"]
+        self.noise = Noise(self.cluster, self.schedule, self.episode_start, scale=prof.load_noise)
+        self.open_world = OpenWorld(self.cluster, self.schedule, self.episode_start, prof)
         self.engine = Engine(self.cluster.tsdb)
         self.alert_engine = AlertEngine(
             list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S
@@ -213,7 +220,7 @@ class SimBackend:
         if kind == "networkpolicies":
             for p in cl.world.netpols:
                 if p.name == name:
-                    return p.source
+                    return p.workload()
         return None
 
     def node_of_pod(self, name: str) -> str | None:
@@ -273,38 +280,43 @@ class SimBackend:
         }
 
     # ------------------------------------------------------------------ source and the pipeline
-    def _running(self, service: str) -> tuple[str, Any]:
+    def _repo(self, service: str) -> Any:
+        """The pipeline, for a service that has a repository."""
         cl = self.cluster
         if cl.pipeline is None:
             raise OperationError(f"{self.app} has no source trees in this release")
-        dep = cl.world.deployment(service)
-        if dep is None:
+        if cl.world.deployment(service) is None:
             raise OperationError(f"no service {service!r} (see get_topology)")
-        image = dep.current.template.image
-        return image, cl.world.images.get(image)
+        if service not in cl.pipeline_services:
+            raise OperationError(f"{service} has no source repository in this release")
+        return cl.pipeline
 
     def list_source(self, service: str) -> list[str]:
-        """Files of the source tree of the image the service runs now."""
-        image, _ = self._running(service)
-        try:
-            return self.cluster.pipeline.files(service, image)
-        except (KeyError, PipelineError) as e:
-            raise OperationError(str(e.args[0])) from e
+        """Files of the service's repository head (what the next build is made from)."""
+        return self._repo(service).files(service)
 
     def read_source(self, service: str, path: str) -> str:
-        image, _ = self._running(service)
         try:
-            return self.cluster.pipeline.read(service, image, path)
-        except (KeyError, PipelineError) as e:
+            return self._repo(service).read(service, path)
+        except KeyError as e:
             raise OperationError(str(e.args[0])) from e
 
-    def submit_patch(self, service: str, diff: str, t: float) -> dict[str, Any]:
-        """Apply, lint, test and build a source patch, then roll the image out."""
-        image, running = self._running(service)
+    def revert_diff(self, service: str, sha: str) -> str:
+        """The diff that reverts one of the service's commits on its head (``git revert``)."""
+        pipeline = self._repo(service)
         try:
-            res = self.cluster.pipeline.submit(
-                service, image, running.change if running else None, diff, t
-            )
+            return pipeline.revert_diff(sha)
+        except KeyError:
+            raise OperationError(f"{sha[:12]} is not a commit of {service}'s repository") from None
+        except PipelineError as e:
+            raise OperationError(f"cannot revert {sha[:12]}: {e}") from e
+
+    def submit_patch(self, service: str, diff: str, t: float) -> dict[str, Any]:
+        """Apply, lint, test and build a source patch on the head, then roll the image out."""
+        pipeline = self._repo(service)
+        image = self.cluster.world.deployment(service).current.template.image
+        try:
+            res = pipeline.submit(service, image, diff, t)
         except (KeyError, PipelineError) as e:
             raise OperationError(str(e.args[0])) from e
         if not res.ok:

@@ -32,6 +32,11 @@ def parse_mem(q: str) -> float:
     return {"Ki": v / 1024, "Mi": v, "Gi": v * 1024}[m.group(2)]
 
 
+# workloads outside the request path: the load generator, infrastructure (flagd) and side jobs
+# (batch jobs, exporters) that run in the namespace but serve no user request
+NOT_SERVING = ("loadgen", "infra", "batch")
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -61,20 +66,45 @@ class Perf(Strict):
     base_ms: float = Field(gt=0, description="own processing time per request (median), ms")
     cpu_ms_per_req: float = Field(gt=0, description="CPU time per request, ms")
     mem_base_mi: float = Field(gt=0, description="steady working set, MiB")
-    startup_s: int = Field(ge=1, description="container start until ready, s")
     sigma: float = Field(default=0.45, gt=0, description="log-normal latency spread")
 
 
 class Probe(Strict):
+    """A readiness probe as the manifest sets it (Kubernetes defaults for what it leaves out)."""
+
     port: int
     kind: Literal["http", "grpc", "tcp"]
     initial_delay_s: int = 0
+    period_s: int = Field(default=10, ge=1, description="periodSeconds (default 10)")
+    failure_threshold: int = Field(default=3, ge=1, description="failureThreshold (default 3)")
+
+
+class Startup(Strict):
+    """How a new container of one image comes up: simulation parameters whose sources the app
+    catalog cites (image sizes, process start-up, JIT warm-up)."""
+
+    image_mb: float = Field(gt=0, description="compressed image size a node without it pulls, MB")
+    boot_s: float = Field(ge=0, description="container start until the process accepts connections")
+    warmup_s: float = Field(
+        default=0.0, ge=0, description="then slower for this long (JIT, caches)"
+    )
+    warmup_factor: float = Field(
+        default=0.0, ge=0, description="extra latency and CPU per request at the start of warm-up"
+    )
+
+
+class Pull(Strict):
+    """Image pulls on the app's nodes: a fixed cost (registry auth, manifest) plus the download and
+    unpacking of the compressed layers."""
+
+    overhead_s: float = Field(default=4.0, ge=0)
+    mb_s: float = Field(default=12.0, gt=0)
 
 
 class Service(Strict):
     name: str
     language: str
-    kind: Literal["gateway", "stateless", "stateful", "loadgen", "infra"]
+    kind: Literal["gateway", "stateless", "stateful", "loadgen", "infra", "batch"]
     port: int | None = None
     service_port: int | None = Field(
         default=None, description="the Kubernetes Service's port, if not `port`"
@@ -85,6 +115,9 @@ class Service(Strict):
     resources: Resources
     env: dict[str, str] = Field(default_factory=dict)
     readiness: Probe | None = None
+    startup: Startup | None = Field(
+        default=None, description="overrides the app's runtime entry for the service's language"
+    )
     perf: Perf | None = None
     rpcs: list[str] = Field(default_factory=list)
     spread_zones: bool = Field(
@@ -100,7 +133,7 @@ class Service(Strict):
 
     @model_validator(mode="after")
     def _serving_needs_perf(self) -> Service:
-        if self.kind not in ("loadgen", "infra") and self.perf is None:
+        if self.kind not in NOT_SERVING and self.perf is None:
             raise ValueError(f"service {self.name}: serving services need perf parameters")
         return self
 
@@ -185,6 +218,24 @@ class LoadGen(Strict):
     noise: float = Field(default=0.05, ge=0, lt=1)
 
 
+class External(Strict):
+    """A dependency outside the cluster that a service calls (a card processor, an SMTP relay): its
+    flaky spells are one of the open world's benign anomalies."""
+
+    service: str
+    host: str
+    what: str
+
+
+class Autoscaler(Strict):
+    """A HorizontalPodAutoscaler on CPU utilisation (of the pods' CPU requests)."""
+
+    deployment: str
+    min_replicas: int = Field(ge=1)
+    max_replicas: int = Field(ge=1)
+    target_cpu_pct: int = Field(default=70, gt=0, le=1000)
+
+
 class App(Strict):
     name: str
     title: str
@@ -204,6 +255,13 @@ class App(Strict):
     edges: list[Edge]
     routes: list[Route]
     inter_zone_ms: float = Field(default=0.0, ge=0, description="one-way latency between zones")
+    runtimes: dict[str, Startup] = Field(
+        default_factory=dict, description="language -> how its containers come up"
+    )
+    pull: Pull = Field(default_factory=Pull)
+    termination_grace_s: int = Field(default=30, ge=0, description="terminationGracePeriodSeconds")
+    externals: list[External] = Field(default_factory=list)
+    autoscalers: list[Autoscaler] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
     flag_configmap: str | None = None
     queues: list[Queue] = Field(default_factory=list)
@@ -234,7 +292,20 @@ class App(Strict):
             for n in [q.broker, *q.producers, *q.consumers]:
                 if n not in known:
                     raise ValueError(f"queue {q.name}: unknown service {n!r}")
+        for x in self.externals:
+            if x.service not in known:
+                raise ValueError(f"external {x.host}: unknown service {x.service!r}")
+        for h in self.autoscalers:
+            if h.deployment not in known or h.min_replicas > h.max_replicas:
+                raise ValueError(f"autoscaler of {h.deployment!r}: unknown deployment or bounds")
+        for s in self.services:
+            if s.startup is None and s.language not in self.runtimes:
+                raise ValueError(f"service {s.name}: no runtime for language {s.language!r}")
         return self
+
+    def startup_of(self, name: str) -> Startup:
+        s = self.service(name)
+        return s.startup if s.startup is not None else self.runtimes[s.language]
 
     def service(self, name: str) -> Service:
         for s in self.services:
@@ -245,7 +316,7 @@ class App(Strict):
     @property
     def serving(self) -> list[Service]:
         """Services that serve requests (not the load generator or infra such as flagd), in order."""
-        return [s for s in self.services if s.kind not in ("loadgen", "infra")]
+        return [s for s in self.services if s.kind not in NOT_SERVING]
 
 
 # -- faults ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
+from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
 from sre_gym.orchestrator.profiles import INVOCATION_S, ScheduleProfile, profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.rng import world_seed
@@ -36,16 +37,24 @@ EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
 HIDDEN_INFO = ("seed", "score", "scorecard", "bundle")
-_NOACTION_CACHE: dict[tuple[str, str, int, str], np.ndarray] = {}
+_NOACTION_CACHE: dict[tuple[str, str, int, str, str], np.ndarray] = {}
 
 
-def noaction_entry(release: str, app: str, seed: int, sched: Schedule | None = None) -> np.ndarray:
-    """Entry-point traffic of the same run (same schedule) with nobody acting (cached per process)."""
+def noaction_entry(
+    release: str,
+    app: str,
+    seed: int,
+    sched: Schedule | None = None,
+    noise: NoiseProfile | None = None,
+) -> np.ndarray:
+    """Entry-point traffic of the same run (same schedule and noise) with nobody acting (cached per
+    process)."""
     sched = sched if sched is not None else schedule(app, seed, release)
-    key = (release, app, int(seed), sched.to_json())
+    noise = noise_profile_from(noise)
+    key = (release, app, int(seed), sched.to_json(), noise.model_dump_json())
     arr = _NOACTION_CACHE.get(key)
     if arr is None:
-        b = SimBackend(app, seed, release=release, sched=sched)
+        b = SimBackend(app, seed, release=release, sched=sched, noise=noise)
         b.advance_to(b.episode_end)
         arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
     return arr
@@ -220,6 +229,10 @@ class SREMarathonEnv(gym.Env):
     20 minutes; or a dict of `sre_gym.orchestrator.ScheduleProfile` fields such as
     `{"profile": "short", "categories": ["code"], "n_faults": [3, 3]}`; recorded in the manifest).
     `reset(options={"faults": [...]})` replaces the seeded schedule with hand-placed faults.
+    `noise` (the noise profile: "production", the default, the open world of benign anomalies a
+    real namespace shows with no fault behind them, plus load noise; "quiet", load noise only;
+    "off"; or a dict of `sre_gym.orchestrator.open_world.NoiseProfile` fields; recorded in the
+    manifest).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
     telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;
@@ -253,6 +266,7 @@ class SREMarathonEnv(gym.Env):
         profile: str = DEFAULT_PROFILE,
         schedule: str | dict | ScheduleProfile | None = None,
         evaluation_key: str | None = None,
+        noise: str | dict | NoiseProfile | None = None,
     ) -> None:
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
@@ -267,6 +281,7 @@ class SREMarathonEnv(gym.Env):
         self.schedule_profile = profile_from(schedule)
         self.n_invocations = self.schedule_profile.invocations
         self._evaluation_key = evaluation_key_from(evaluation_key)
+        self.noise_profile = noise_profile_from(noise)
         self.action_space = ToolCalls(MAX_CALLS)
         self.observation_space = spaces.Dict(
             {
@@ -302,7 +317,12 @@ class SREMarathonEnv(gym.Env):
         custom = custom_schedule(self.app, world, self.release, (options or {}).get("faults"), prof)
         sched = custom if custom is not None else schedule(self.app, world, self.release, prof)
         self.backend = b = SimBackend(
-            self.app, world, release=self.release, scoring=self.scoring, sched=sched
+            self.app,
+            world,
+            release=self.release,
+            scoring=self.scoring,
+            sched=sched,
+            noise=self.noise_profile,
         )
         b.advance_to(b.episode_start)
         from sre_gym import __version__
@@ -321,6 +341,7 @@ class SREMarathonEnv(gym.Env):
                     "invocations": self.n_invocations,
                     "profile": self.profile,
                     "schedule_profile": prof.model_dump(mode="json"),
+                    "noise_profile": self.noise_profile.model_dump(mode="json"),
                 },
                 "scoring": self.scoring.to_dict(),
                 "t0": b.t0,
@@ -553,7 +574,7 @@ class SREMarathonEnv(gym.Env):
         ev = self.evidence
         if any(e["type"] == "intervention" for e in ev.events):
             ev.arrays["entry_noaction"] = noaction_entry(
-                self.release, self.app, self._world_seed, self.backend.schedule
+                self.release, self.app, self._world_seed, self.backend.schedule, self.noise_profile
             )
         else:
             ev.arrays["entry_noaction"] = ev.arrays["entry"].copy()

@@ -8,7 +8,6 @@ still in place; if the agent already fixed it, the revert does nothing.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from dataclasses import dataclass, field, replace
 
@@ -16,14 +15,15 @@ import numpy as np
 
 from sre_gym.catalogs import hard_callers, load_catalog
 from sre_gym.catalogs.schema import Change, Fault, parse_cpu, parse_mem
+from sre_gym.orchestrator.changes import Presentation, present
 from sre_gym.orchestrator.persistence import PersistenceChecker
 from sre_gym.orchestrator.schedule import Schedule
 from sre_gym.rng import stable_hash
 from sre_gym.sim.cluster import ChangeRecord, SimCluster
 from sre_gym.sim.diffs import reverse_diff
 from sre_gym.sim.dynamics import _Z95, TickOut
-from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING
-from sre_gym.sim.source_trees import PipelineError
+from sre_gym.sim.netpol import egress_allowlist
+from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING, ready_at
 
 POD_FIELDS = {
     "cpu_hog": "hog",
@@ -32,13 +32,6 @@ POD_FIELDS = {
     "dependency_oom": "balloon",
 }
 # names of egress policies a platform team might plausibly apply (picked by a stable hash)
-POLICY_NAMES = (
-    "{src}-egress-allowlist",
-    "restrict-{src}-egress",
-    "{src}-default-deny-egress",
-    "egress-lockdown-{src}",
-)
-# names of egress policies that a platform team might plausibly apply (picked by a stable hash)
 POLICY_NAMES = (
     "{src}-egress-allowlist",
     "restrict-{src}-egress",
@@ -56,6 +49,8 @@ PROBE_KINDS = (
 RESTART_QUIET_S = 300.0  # a pod that exited within the longest back-off is not yet trusted
 STUCK_GRACE_S = 30.0  # a running pod not ready this long after its startup is stuck
 PROBE_TAIL_S = 600  # probes keep being recorded this long after a fault's revert
+WINDOW_TICKS = 4  # SLI probes read the last minute (4 scrapes), one scrape behind
+SELECTOR_HEADROOM = 0.5  # selector chaos is neutralised below this share of the pods' CPU limit
 
 
 @dataclass
@@ -127,11 +122,27 @@ class Injector:
             cl.at(self.t_ep + sf.end, functools.partial(self._revert, sf.index))
         for i, d in enumerate(sched.deploys):
             cl.at(self.t_ep + d.time, functools.partial(self._deploy, i, d.change_id))
+        self.shown = self._presentations()
+        self.window = Window(cl.topo.n)
         cl.tick_hooks.append(self._on_tick)
         self.persistence = PersistenceChecker(self, hold_s, persistence_s)
 
     def note_intervention(self, t: float, target: str | None, obj: str) -> None:
         self.persistence.note_intervention(t, target, obj)
+
+    def _presentations(self) -> dict[str, Presentation]:
+        """Title and author of every delivery of the run (faults, their reverts, benign deploys),
+        drawn together in delivery order so that no number or form tells them apart."""
+        out: list[tuple[float, str, Change]] = []
+        for sf in self.sched.faults:
+            f = self.faults[sf.fault_id]
+            if f.change is not None:
+                ch = self.changes[f.change]
+                out += [(sf.start, f"fault:{sf.index}", ch), (sf.end, f"revert:{sf.index}", ch)]
+        for i, d in enumerate(self.sched.deploys):
+            out.append((d.time, f"deploy:{i}", self.changes[d.change_id]))
+        cat = load_catalog(self.sched.app, include_quarantined=True)
+        return present(cat, self.cl.streams, out)
 
     # ------------------------------------------------------------------ inject / revert
     def _sha(self, *parts: object) -> str:
@@ -152,10 +163,22 @@ class Injector:
             dep = cl.world.deployment(f.target)
             before = dep.current.template
             commit = self._sha("fault", idx)
-            rec = cl.deploy_change(ch, commit, t)
+            shown = self.shown[f"fault:{idx}"]
+            rec = cl.deploy_change(ch, commit, t, title=shown.title, author=shown.author)
             after = cl.world.deployment(f.target).current
             detail.update(before=before, after=after.template, change=ch, record=rec)
             artifacts = self._change_aliases(ch, rec, after.number)
+        elif f.mechanism in POD_FIELDS and f.params.get("attach") == "selector":
+            fld = POD_FIELDS[f.mechanism]
+            amount = self._magnitude(f)
+            pods = cl.attach_condition(f.target, fld, amount, t)
+            detail.update(field=fld, pods=pods, selector=True, amount=amount)
+            artifacts = _aliases(
+                f"deployment/{f.target}",
+                f"deployments/{f.target}",
+                *pods,
+                *(f"pod/{p}" for p in pods),
+            )
         elif f.mechanism in POD_FIELDS:
             fld = POD_FIELDS[f.mechanism]
             pods = cl.set_pod_condition(f.target, fld, self._magnitude(f), t)
@@ -168,7 +191,9 @@ class Injector:
             if not name or name == "auto":
                 pick = int(stable_hash(self.sched.seed, f.id, digits=8), 16) % len(POLICY_NAMES)
                 name = POLICY_NAMES[pick].format(src=f.target)
-            cl.add_networkpolicy(name, f.target, str(f.params["peer"]), t, owner="platform-team")
+            cl.add_networkpolicy(
+                egress_allowlist(cl.topo.app, name, f.target, str(f.params["peer"]), t)
+            )
             detail.update(policy=name)
             artifacts = _aliases(
                 name, f"networkpolicy/{name}", f"networkpolicies/{name}", f"netpol/{name}"
@@ -287,7 +312,10 @@ class Injector:
                 return any(chosen.get(k) == v for k, v in ch.flags.items())
             cur = cl.world.deployment(f.target).current.template
             after = d["after"]
-            if ch.kind in ("code", "image"):
+            if ch.kind == "code":  # any image built from a head that still carries the defect
+                img = cl.world.images.get(cur.image)
+                return img is not None and img.defect is not None and img.change is ch
+            if ch.kind == "image":
                 return cur.image == after.image
             env = cur.env_dict()
             if any(env.get(k) != v for k, v in ch.env.items()):
@@ -297,6 +325,11 @@ class Injector:
             if "mem_limit" in ch.resources and cur.mem_limit != after.mem_limit:
                 return False
             return not (ch.readiness_port is not None and cur.readiness_port != ch.readiness_port)
+        if d.get("selector"):
+            # the chaos stays until its revert; it is neutralised once the pods have the headroom
+            # to absorb it (it takes less than half of their CPU limit)
+            limit = parse_cpu(cl.world.deployment(f.target).current.template.cpu_limit)
+            return d["amount"] >= SELECTOR_HEADROOM * limit
         if "pods" in d:
             p = cl.pods
             for nm in d["pods"]:
@@ -324,9 +357,20 @@ class Injector:
         inj.reverted = True
         acted = self.present(inj)
         cl, f, d = self.cl, inj.fault, inj.detail
-        if acted:
+        # a defect still in the repository head is reverted even when no pod runs it (the agent
+        # rolled back): the next build would bring it back
+        ch = d.get("change")
+        in_head = (
+            ch is not None
+            and ch.kind == "code"
+            and cl.pipeline is not None
+            and cl.pipeline.defect(ch.service)[1] is ch
+        )
+        if acted or in_head or d.get("selector"):  # selector chaos is the orchestrator's own
             if f.delivery == "change":
                 self._revert_change(inj, t)
+            elif d.get("selector"):
+                cl.detach_condition(f.target, d["field"])
             elif "pods" in d:
                 cl.clear_pod_condition(d["pods"], d["field"])
             elif "policy" in d:
@@ -344,21 +388,22 @@ class Injector:
         self.records.append({"type": "revert", "t": t, "index": idx, "acted": acted})
 
     def _revert_change(self, inj: Injection, t: float) -> None:
+        """The revert commit of a faulty change, deployed: a code change's revert is built from
+        the head without it; a config or image change's revert restores the settings it set."""
         cl = self.cl
         ch: Change = inj.detail["change"]
         before = inj.detail["before"]
+        sha = self._sha("revert", inj.index)
+        shown = self.shown[f"revert:{inj.index}"]
+        title = f'Revert "{inj.detail["record"].title}"'
+        tracked = cl.pipeline is not None and ch.service in cl.pipeline_services
         if ch.flags:
             defaults = {f.name: f.default for f in cl.topo.app.flags}
             revert = ch.model_copy(update={"flags": {k: defaults[k] for k in ch.flags}})
-            cl.deploy_change(
-                revert,
-                self._sha("revert", inj.index),
-                t,
-                author="release-manager",
-                title=f'Revert "{ch.title}"',
-                diff=reverse_diff(inj.detail["record"].diff),
-                revert_of=ch,
-            )
+            cl.deploy_change(revert, sha, t, title=title, author=shown.author, revert_of=inj.commit)
+            return
+        if ch.kind == "code" and tracked:
+            cl.deploy_change(ch, sha, t, title=title, author=shown.author, revert_of=inj.commit)
             return
         dep = cl.world.deployment(ch.service)
         cur = dep.current.template
@@ -379,22 +424,20 @@ class Injector:
                 new = replace(new, mem_limit=before.mem_limit)
             if ch.readiness_port is not None:
                 new = replace(new, readiness_port=before.readiness_port)
-        sha = self._sha("revert", inj.index)
-        title = f'Revert "{ch.title}"'
         rev = cl.restore_template(ch.service, new, t, f"deploy {sha[:7]}: {title}", sha)
-        if cl.pipeline is not None:
-            with contextlib.suppress(PipelineError, KeyError):  # no source tree for this service
-                cl.pipeline.on_revert(ch, sha, new.image, t)
+        diff = reverse_diff(inj.detail["record"].diff)
+        if tracked:
+            diff = cl.pipeline.revert(inj.commit, sha)
         cl.changes.append(
             ChangeRecord(
                 sha=sha,
                 service=ch.service,
                 kind=ch.kind,
                 title=title,
-                author="release-manager",
+                author=shown.author,
                 time=t,
                 files=list(ch.files),
-                diff=reverse_diff(inj.detail["record"].diff),
+                diff=diff,
                 image=new.image,
                 revision=rev.number,
                 pipeline={
@@ -408,7 +451,14 @@ class Injector:
         )
 
     def _deploy(self, i: int, change_id: str, t: float) -> None:  # noqa: D401
-        rec = self.cl.deploy_change(self.changes[change_id], self._sha("deploy", i), t)
+        shown = self.shown[f"deploy:{i}"]
+        rec = self.cl.deploy_change(
+            self.changes[change_id],
+            self._sha("deploy", i),
+            t,
+            title=shown.title,
+            author=shown.author,
+        )
         self.records.append(
             {
                 "type": "deploy",
@@ -423,14 +473,15 @@ class Injector:
     def _on_tick(self, tick: int, out: TickOut) -> None:
         t = self.cl.time_of_tick(tick)
         live = [inj for inj in self.injections if inj is not None and t <= inj.end + PROBE_TAIL_S]
-        if not live:
-            return
-        health = self._health(tick, out)
-        for inj in live:
-            self.probe[inj.index, tick] = health(inj)
-            if t < inj.end:
-                self.artifact[inj.index, tick] = int(self.present(inj))
-        self.persistence.on_tick(tick)
+        if live:
+            health = self._health(tick, out)
+            for inj in live:
+                self.probe[inj.index, tick] = health(inj)
+                if t < inj.end:
+                    self.artifact[inj.index, tick] = int(self.present(inj))
+        self.window.push(out, self.cl.topo.sigma)
+        if live:
+            self.persistence.on_tick(tick)
 
     def _health(self, tick: int, out: TickOut):
         cl = self.cl
@@ -451,15 +502,20 @@ class Injector:
         quiet = (bad == 0) & avail_ok
         # a rollout that is progressing is fine; one whose new pods are stuck (image pull, back-off,
         # never passing readiness) is not
-        startup = cl.dep_startup[p.dep[live]]
-        up = t - p.started[live]
-        never_ready = (
-            (state == RUNNING) & ~p.ready[live] & (np.nan_to_num(up) > startup + STUCK_GRACE_S)
+        d = p.dep[live]
+        due = ready_at(
+            p.started[live],
+            cl.dep_boot[d],
+            cl.dep_probed[d],
+            cl.dep_probe_delay[d],
+            cl.dep_probe_period[d],
         )
+        never_ready = (state == RUNNING) & ~p.ready[live] & (t > np.nan_to_num(due) + STUCK_GRACE_S)
         stuck_n = np.bincount(p.dep[live][stuck | never_ready], minlength=len(cl.world.deployments))
         rollout_ok = avail_ok & (stuck_n == 0)
+        # SLIs as an SLO reads them: over the last minute, one scrape behind
+        sli = self.window.read(out, topo.sigma)
         has = out.served > 0
-        p95 = out.own_lat * np.exp(_Z95 * topo.sigma)
         idx = topo.index
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}
@@ -498,13 +554,13 @@ class Injector:
                 return int(all(lag <= pr.max for lag in lags))
             s = idx[pr.service]
             if pr.kind == "corruption":
-                return int(bool(has[s]) and out.corrupt[s] <= pr.max)
+                return int(bool(has[s]) and sli.corrupt[s] <= pr.max)
             if pr.kind == "error_ratio":
-                return int(bool(has[s]) and out.own_err[s] <= pr.max)
+                return int(bool(has[s]) and sli.own_err[s] <= pr.max)
             if pr.kind == "latency_p95":
-                return int(bool(has[s]) and p95[s] <= pr.max)
+                return int(bool(has[s]) and sli.p95[s] <= pr.max)
             if pr.kind == "edge_error":  # the caller must be serving for its edge to count
-                return int(bool(has[s]) and out.edge_tfail[s, idx[pr.peer]] <= pr.max)
+                return int(bool(has[s]) and sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
             if pr.kind == "rollout_complete":
                 return int(bool(rollout_ok[s]))
             if pr.kind == "no_restarts":
@@ -512,6 +568,58 @@ class Injector:
             raise ValueError(pr.kind)  # pragma: no cover
 
         return health
+
+
+@dataclass
+class SLIs:
+    """Per-service SLIs over a window: own error share, own p95 (ms), corrupt share, and per edge
+    the transport-failure share of attempts."""
+
+    own_err: np.ndarray
+    p95: np.ndarray
+    corrupt: np.ndarray
+    edge_tfail: np.ndarray
+
+
+class Window:
+    """The last ``WINDOW_TICKS`` ticks of what the symptom probes read, so that a probe sees what a
+    1-minute rate() in an SLO rule sees, one scrape interval late: shares are ratios of the window's
+    sums (requests, errors, attempts), latency the traffic-weighted p95 of its ticks."""
+
+    def __init__(self, n: int) -> None:
+        w = WINDOW_TICKS
+        self.k = 0  # ticks pushed so far
+        self.served = np.zeros((w, n))
+        self.errs = np.zeros((w, n))
+        self.lat = np.zeros((w, n))  # served-weighted p95
+        self.bad = np.zeros((w, n))
+        self.att = np.zeros((w, n, n))
+        self.tfail = np.zeros((w, n, n))
+
+    def push(self, out: TickOut, sigma: np.ndarray) -> None:
+        i = self.k % WINDOW_TICKS
+        self.served[i] = out.served
+        self.errs[i] = out.own_err * out.served
+        self.lat[i] = out.own_lat * np.exp(_Z95 * sigma) * out.served
+        self.bad[i] = out.corrupt * out.served
+        self.att[i] = out.edge_att
+        self.tfail[i] = out.edge_tfail * out.edge_att
+        self.k += 1
+
+    def read(self, out: TickOut, sigma: np.ndarray) -> SLIs:
+        """The SLIs of the window ending one tick ago (the current tick alone before any tick)."""
+        if self.k == 0:
+            p95 = out.own_lat * np.exp(_Z95 * sigma)
+            return SLIs(out.own_err, p95, out.corrupt, out.edge_tfail)
+        rows = slice(0, min(self.k, WINDOW_TICKS))  # the ring is full after WINDOW_TICKS pushes
+        tot = np.maximum(self.served[rows].sum(axis=0), 1e-12)
+        att = np.maximum(self.att[rows].sum(axis=0), 1e-12)
+        return SLIs(
+            own_err=self.errs[rows].sum(axis=0) / tot,
+            p95=self.lat[rows].sum(axis=0) / tot,
+            corrupt=self.bad[rows].sum(axis=0) / tot,
+            edge_tfail=self.tfail[rows].sum(axis=0) / att,
+        )
 
 
 def _key_aliases(dep: str, k: str) -> list[str]:

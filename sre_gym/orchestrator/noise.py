@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -78,12 +78,17 @@ _OFF = [0]  # > 0 while noise_off() is active
 
 @contextlib.contextmanager
 def noise_off() -> Iterator[None]:
-    """Build backends without noise inside this block (to measure faults alone)."""
+    """Build backends without noise (load noise and the open world) inside this block, to measure
+    faults alone."""
     _OFF[0] += 1
     try:
         yield
     finally:
         _OFF[0] -= 1
+
+
+def noise_is_off() -> bool:
+    return bool(_OFF[0])
 
 
 @dataclass(frozen=True)
@@ -272,10 +277,14 @@ class Noise:
         episode_start: float,
         *,
         params: NoiseParams | None = None,
+        scale: float = 1.0,
     ) -> None:
         self.cl = cl
         self.t_ep = float(episode_start)
-        self.events = plan(sched, cl.release, params) if not _OFF[0] else ()
+        prm = params if params is not None else PARAMS.get(sched.app, NoiseParams())
+        if scale != 1.0:
+            prm = replace(prm, per_hour=prm.per_hour * scale)
+        self.events = plan(sched, cl.release, prm) if not _OFF[0] else ()
         self.applied: dict[tuple[int, int], list[tuple[str, str, float]]] = {}
         self.history: list[tuple[float, int, int, tuple[str, ...]]] = []  # (t, event, phase, pods)
         # bound methods and partials (not lambdas) keep a running env picklable

@@ -44,7 +44,13 @@ class ScheduleProfile(BaseModel):
     intensity_power: float | None = Field(None, ge=0, le=8, description="0 = even arrival rate")
     intensity_offset: float | None = Field(None, gt=0, le=100)
     window_s: tuple[int, int, int] | None = None
-    deploys_per_hour: float | None = Field(None, ge=0, le=120)
+    change_failure_rate: float = Field(
+        0.15,
+        gt=0,
+        le=1,
+        description="share of the injection window's deploys that deliver a fault (benign deploys "
+        "make up the rest, and keep arriving at that rate after the window)",
+    )
     categories: tuple[str, ...] | None = Field(None, description="only faults of these categories")
     faults: tuple[str, ...] | None = Field(
         None, description="only faults whose id matches one of these ids or glob patterns"

@@ -4,7 +4,7 @@ Arrivals are stratified over an intensity that grows through the 60-minute injec
 ramps up and arrivals do not clump the way a Poisson process would); durations are triangular on 4-12
 minutes with the mode at 4; each arrival takes a catalog fault that does not conflict with what is
 active (one change in flight per deployment, no fault twice at once), preferring faults used least.
-Ordinary deploys are spread over the whole run on services no fault is touching at the time. That is
+Benign deploys (``changes``) keep arriving all run long, at the profile's change-failure rate. That is
 the ``marathon`` profile; ``profiles.py`` holds the others (``short``, ``single``, explicit fields),
 which change the run's length, the window, the count, the ramp and the faults to draw from.
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import Fault
+from sre_gym.orchestrator.changes import benign_times, pick_benign
 from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
 from sre_gym.rng import Streams
 
@@ -39,7 +40,7 @@ class ScheduleParams:
     min_s: int = 240
     mode_s: int = 240
     max_s: int = 720
-    deploys_per_hour: float = 12.0
+    deploys_per_hour: float = 12.0  # benign deploys when a window holds no change-delivered fault
 
 
 # Calibrated to the paper's §4 (mean simultaneous faults over the injection window / median peak):
@@ -116,6 +117,38 @@ def _conflicts(a: Fault, b: Fault) -> bool:
     return a.mechanism in infra and b.mechanism in infra
 
 
+def plan_deploys(
+    app: str,
+    seed: int,
+    release: str,
+    placed: list[ScheduledFault],
+    faults: list[Fault],
+    prof: ScheduleProfile,
+    prm: ScheduleParams,
+    power: float,
+    offset: float,
+    inject: int,
+    episode: int,
+) -> list[ScheduledDeploy]:
+    """The benign deploys of a run (``changes``): as many in the injection window as the profile's
+    change-failure rate asks for against the change-delivered faults there (the app's base rate
+    when there are none), then the same rate to the end; drawn from their own stream, so the
+    deploy plan never moves a fault."""
+    by_id = {f.id: f for f in load_catalog(app, include_quarantined=True).faults}
+    changes = {c.id: c for c in load_catalog(app, include_quarantined=True).changes}
+    k = sum(1 for sf in placed if by_id[sf.fault_id].delivery == "change" and sf.start < inject)
+    r = prof.change_failure_rate
+    n_in = int(round(k * (1 - r) / r)) if k else int(round(prm.deploys_per_hour * inject / 3600))
+    g = Streams(release, app, seed).gen("deploys")
+    times = benign_times(n_in, n_in / inject, power, offset, inject, episode, g)
+    blocked = [
+        (sf.start, sf.end, by_id[sf.fault_id].target)
+        for sf in placed
+        if by_id[sf.fault_id].change and changes[by_id[sf.fault_id].change].kind == "image"
+    ]
+    return [ScheduledDeploy(cid, t) for t, cid in pick_benign(app, times, blocked, g)]
+
+
 def schedule(
     app: str,
     seed: int,
@@ -139,7 +172,6 @@ def schedule(
     k = prm.intensity_power if prof.intensity_power is None else prof.intensity_power
     a = prm.intensity_offset if prof.intensity_offset is None else prof.intensity_offset
     min_s, mode_s, max_s = prof.window_s or (prm.min_s, prm.mode_s, prm.max_s)
-    per_hour = prm.deploys_per_hour if prof.deploys_per_hour is None else prof.deploys_per_hour
     g = Streams(release, app, int(seed)).gen("schedule")
     n = int(g.integers(n_min, n_max + 1))
     u = (np.arange(n) + g.random(n)) / max(n, 1)
@@ -173,27 +205,5 @@ def schedule(
         uses[f.id] += 1
         placed.append((s, end, f))
         out.append(ScheduledFault(len(out), f.id, s, end))
-    # ordinary deploys on services untouched by any fault around that time; a change that delivers a
-    # fault (quarantined ones included) or carries a defect is never ordinary
-    named = {f.change for f in load_catalog(app, include_quarantined=True).faults if f.change}
-    benign = [c for c in cat.changes if c.id not in named and c.defect is None]
-    deploys: list[ScheduledDeploy] = []
-    by_id = {f.id: f for f in faults}
-    if benign:
-        m = int(round(per_hour * episode / 3600))
-        times = (np.arange(m) + g.random(m)) / max(m, 1) * (episode - 300) // TICK_S * TICK_S
-        times = times.astype(int)
-        choice = g.random(m)
-        for t, c in zip(times, choice, strict=True):
-            busy = {
-                by_id[sf.fault_id].target for sf in out if sf.start - 120 <= t < sf.end + 120
-            } | {
-                svc
-                for sf in out
-                if sf.start - 120 <= t < sf.end + 120
-                for svc in by_id[sf.fault_id].affected
-            }
-            pool = [ch for ch in benign if ch.service not in busy]
-            if pool:
-                deploys.append(ScheduledDeploy(pool[int(c * len(pool))].id, int(t)))
+    deploys = plan_deploys(app, int(seed), release, out, faults, prof, prm, k, a, inject, episode)
     return Schedule(release, app, int(seed), tuple(out), tuple(deploys), episode, inject, prof.name)

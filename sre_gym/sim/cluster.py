@@ -14,22 +14,23 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sre_gym.catalogs import RELEASE
-from sre_gym.catalogs.schema import Change, parse_cpu, parse_mem
+from sre_gym.catalogs import RELEASE, load_catalog
+from sre_gym.catalogs.schema import NOT_SERVING, Change, parse_cpu, parse_mem
 from sre_gym.rng import Streams, stable_hash
-from sre_gym.sim import dynamics
+from sre_gym.sim import autoscaler, dynamics
 from sre_gym.sim import flags as flags_mod
+from sre_gym.sim import netpol as netpol_mod
 from sre_gym.sim import pods as P
 from sre_gym.sim import queues as queues_mod
 from sre_gym.sim.controller import k8s_suffix, pick_node, reconcile
+from sre_gym.sim.diffs import changed_files
 from sre_gym.sim.metrics import MetricWriter
 from sre_gym.sim.pipeline import BuildResult, Pipeline
-from sre_gym.sim.source_trees import PipelineError
+from sre_gym.sim.source_trees import PipelineError, services_with_trees
 from sre_gym.sim.state import (
     EPOCH,
     Deployment,
     Image,
-    NetworkPolicy,
     Node,
     Profile,
     Revision,
@@ -44,6 +45,7 @@ from sre_gym.telemetry.tsdb import TSDB
 
 TICK_S = 15
 WARMUP_S = 600
+INITIAL_AGE_S = 2 * 86400  # the app's pods were created two days before the run (long warmed up)
 EPISODE_S = 5400
 
 
@@ -97,7 +99,7 @@ class SimCluster:
                 ],
             )
             for i, s in enumerate(
-                [*app_cat.serving, *[x for x in app_cat.services if x.kind in ("loadgen", "infra")]]
+                [*app_cat.serving, *[x for x in app_cat.services if x.kind in NOT_SERVING]]
             )
         ]
         images = {s.image: Image(s.image, s.name, None, None) for s in app_cat.services}
@@ -121,8 +123,13 @@ class SimCluster:
         self.queues = queues_mod.init(topo)
         try:
             self.pipeline: Pipeline | None = Pipeline(app, release, seed)
+            self.pipeline_services = frozenset(services_with_trees(app))
         except PipelineError:
             self.pipeline = None  # an app without source trees: no source reads or patches
+            self.pipeline_services = frozenset()
+        self.published_tags = {
+            svc: frozenset(tags) for svc, tags in load_catalog(app).published_tags.items()
+        }
         self.pods = P.PodTable()
         self.profiles: list[Profile] = []
         self._profile_ids: dict[tuple[int, Template], int] = {}
@@ -134,11 +141,37 @@ class SimCluster:
         n = topo.n
         others = [app_cat.service(d.name) for d in deps[n:]]
         self.dep_mem_base = np.append(
-            topo.mem_base, [o.perf.mem_base_mi if o.perf else 120.0 for o in others]
+            topo.mem_base,
+            [
+                o.perf.mem_base_mi if o.perf else 0.4 * parse_mem(o.resources.mem_limit)
+                for o in others
+            ],
         )
-        self.dep_startup = np.append(
-            topo.startup_s, [o.perf.startup_s if o.perf else 5.0 for o in others]
+        # how each deployment's new pods come up (catalog: runtimes, readiness probes, pulls)
+        svcs = [app_cat.service(d.name) for d in deps]
+        boots = [app_cat.startup_of(s.name) for s in svcs]
+        self.dep_boot = np.array([b.boot_s for b in boots], dtype=float)
+        self.dep_image_mb = np.array([b.image_mb for b in boots], dtype=float)
+        self.dep_probed = np.array([s.readiness is not None for s in svcs])
+        self.dep_probe_delay = np.array(
+            [s.readiness.initial_delay_s if s.readiness else 0 for s in svcs], dtype=float
         )
+        self.dep_probe_period = np.array(
+            [s.readiness.period_s if s.readiness else 10 for s in svcs], dtype=float
+        )
+        self.node_images: list[set[str]] = [set() for _ in app_cat.nodes]
+        # the namespace's own policies (default deny plus allow rules), from well before the run
+        self.world.netpols = netpol_mod.baseline(app_cat, float(EPOCH - 40 * 86400))
+        self._blocked_version = -1
+        # the open world's knobs (orchestrator/open_world.py): traffic surges, third-party error
+        # spells per service with the log line they leave, client errors everywhere
+        self.load_factor = 1.0
+        self.background_error = 0.0
+        self.outside_err = np.zeros(topo.n)
+        self.outside_msg = np.zeros(topo.n, dtype=np.int16)
+        self.hpas = autoscaler.build(self)
+        # runtime conditions that select a deployment's pods by label: every new pod gets them
+        self.selector_conditions: dict[int, dict[str, float]] = {}
         self.last_exit = np.full(len(deps), -np.inf)
         self.prev_attempts = np.ones((n, n))
         cap = self.capacity
@@ -162,13 +195,15 @@ class SimCluster:
         self.rec_edge_att = np.zeros((cap, n, n))
         self.rec_entry = np.zeros((cap, 3))  # requests/s, failed share, slow share
         self.rec_log = np.zeros((cap, n), dtype=np.int16)
+        self.rec_outside = np.zeros((cap, n))  # error share from third parties (open world)
+        self.rec_outside_log = np.zeros((cap, n), dtype=np.int16)
         self.rec_corrupt = np.zeros((cap, n))
         self.rec_lag = np.zeros((cap, len(self.queues.names)))
         self.log_messages: list[str] = [""]
         self.metrics = MetricWriter(self, self.tsdb)
         for d in deps:
             self._profile_of(d, d.current.template)
-            reconcile(self, d, float(EPOCH - 30))
+            reconcile(self, d, float(EPOCH - INITIAL_AGE_S))
 
     # ------------------------------------------------------------------ profiles
     def _profile_of(self, dep: Deployment, tpl: Template) -> int:
@@ -290,7 +325,10 @@ class SimCluster:
             prof_leak=self.prof_leak,
             prof_mem_limit=self.prof_mem_limit,
             dep_mem_base=self.dep_mem_base,
-            dep_startup=self.dep_startup,
+            dep_boot=self.dep_boot,
+            dep_probed=self.dep_probed,
+            dep_probe_delay=self.dep_probe_delay,
+            dep_probe_period=self.dep_probe_period,
             node_ready=node_ready,
             node_down_since=node_down,
             dep_leak=fx.leak,
@@ -303,15 +341,16 @@ class SimCluster:
         self._profile_arrays()
         rows = pods.live()
         n = self.topo.n
-        blocked = np.zeros((n, n), dtype=bool)
-        for np_ in world.netpols:
-            blocked[self.topo.index[np_.source], self.topo.index[np_.denied]] = True
+        if self._blocked_version != world.netpol_version:
+            self._blocked = netpol_mod.blocked(self.topo.app, self.topo.names, world.netpols)
+            self._blocked_version = world.netpol_version
+        blocked = self._blocked
         rel = t - EPOCH
         lg = self.topo.app.loadgen
         rps = self.base_rps * (
             1 + lg.diurnal_amplitude * np.sin(2 * np.pi * rel / 14400 + self._load_phase)
         )
-        rps *= 1 + lg.noise * self._load_noise[tick]
+        rps *= (1 + lg.noise * self._load_noise[tick]) * self.load_factor
         out = dynamics.step(
             self.topo,
             dynamics.Inputs(
@@ -325,7 +364,9 @@ class SimCluster:
                 pod_hog=pods.hog,
                 pod_delay=pods.delay,
                 pod_zone=self.node_zone[pods.node[: pods.n]],
-                pod_up=np.nan_to_num(t - pods.started[: pods.n], nan=1e9),
+                pod_listen_age=np.nan_to_num(
+                    t - pods.started[: pods.n] - self.dep_boot[pods.dep[: pods.n]], nan=1e9
+                ),
                 # the initial pods start with their data loaded; replacements start empty
                 pod_data_age=np.where(
                     pods.created[: pods.n] > self.t0, t - pods.created[: pods.n], 1e9
@@ -341,7 +382,7 @@ class SimCluster:
                 prof_pool=self.prof_pool,
                 prof_hold=self.prof_hold,
                 blocked=blocked,
-                svc_err=fx.err,
+                svc_err=1.0 - (1.0 - fx.err) * (1.0 - self.outside_err),
                 svc_lat=fx.lat,
                 svc_hog=fx.hog,
                 svc_broken=fx.broken,
@@ -350,6 +391,8 @@ class SimCluster:
             ),
         )
         self.prev_attempts = out.attempts
+        if self.hpas:
+            autoscaler.sync(self, self.hpas, t, out.pod_usage)
         if self.queues.names:
             ready = np.bincount(pods.dep[rows][pods.ready[rows]], minlength=len(world.deployments))
             sel = pods.dep[rows] < n
@@ -378,6 +421,8 @@ class SimCluster:
         self.rec_edge_att[tick] = out.edge_att
         self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
         self.rec_corrupt[tick] = out.corrupt
+        self.rec_outside[tick] = self.outside_err
+        self.rec_outside_log[tick] = self.outside_msg
         if self.queues.names:
             self.rec_lag[tick] = self.queues.lag
         ready_rows = rows[pods.ready[rows] & (pods.dep[rows] < n)]
@@ -413,13 +458,16 @@ class SimCluster:
                 f"Started container {w.deployments[p.dep[r]].container}",
             )
             if img is not None:
+                pulled = float(p.pulled_s[r])
                 w.event(
                     t,
                     "Normal",
                     "Pulled",
                     "Pod",
                     name,
-                    f'Container image "{img.template.image}" already present on machine',
+                    f'Successfully pulled image "{img.template.image}" in {pulled:.3f}s'
+                    if pulled > 0
+                    else f'Container image "{img.template.image}" already present on machine',
                 )
         for r in ch["image_fail"]:
             img = w.deployments[p.dep[r]].revision(int(p.rev[r]))
@@ -492,6 +540,18 @@ class SimCluster:
         node = pick_node(self, dep)
         pid = self._profile_of(dep, rev.template)
         row = self.pods.add(name, dep.index, rev.number, pid, node, t)
+        # the node pulls an image it has not run yet (IfNotPresent, as the manifests pull)
+        image = rev.template.image
+        pull = 0.0
+        if node >= 0 and image not in self.node_images[node]:
+            cfg = self.topo.app.pull
+            pull = cfg.overhead_s + self.dep_image_mb[dep.index] / cfg.mb_s
+            if self.profiles[pid].image_ok:
+                self.node_images[node].add(image)
+        self.pods.pulled_s[row] = pull
+        self.pods.start_at[row] = t + P.SCHEDULE_S + pull + P.CREATE_S
+        for field, amount in self.selector_conditions.get(dep.index, {}).items():
+            getattr(self.pods, field)[row] = amount
         self.world.event(
             t,
             "Normal",
@@ -524,7 +584,7 @@ class SimCluster:
         p = self.pods
         if not p.alive[r] or p.state[r] == P.TERMINATING:
             return
-        p.terminate(r, t)
+        p.terminate(r, t, self.topo.app.termination_grace_s)
         dep = self.world.deployments[p.dep[r]]
         self.world.event(
             t, "Normal", "Killing", "Pod", p.names[r], f"Stopping container {dep.container}"
@@ -695,7 +755,10 @@ class SimCluster:
                 f"unsupported key {key!r}: use env.<NAME>, resources.limits.cpu, resources.limits.memory or readinessProbe.port"
             )
         return self._new_revision(
-            dep, new, cause or f"kubectl patch deployment {name} ({key}={value})", t
+            dep,
+            new,
+            f"kubectl patch deployment {name} ({key}={value})" if cause is None else cause,
+            t,
         )
 
     def unset_env(self, name: str, var: str, t: float) -> Revision:
@@ -715,12 +778,14 @@ class SimCluster:
         for i, pol in enumerate(self.world.netpols):
             if pol.name == name:
                 del self.world.netpols[i]
+                self.world.netpol_version += 1
                 return
         raise SimError(f"networkpolicy {name!r} not found")
 
     # ------------------------------------------------------------------ orchestrator-side operations
-    def add_networkpolicy(self, name: str, source: str, denied: str, t: float, owner: str) -> None:
-        self.world.netpols.append(NetworkPolicy(name, source, denied, t, owner))
+    def add_networkpolicy(self, policy: netpol_mod.NetworkPolicy) -> None:
+        self.world.netpols.append(policy)
+        self.world.netpol_version += 1
 
     def set_pod_condition(self, dep_name: str, field: str, value: float, t: float) -> list[str]:
         """Set a runtime condition (hog, delay, balloon) on every live pod of a deployment."""
@@ -728,6 +793,32 @@ class SimCluster:
         rows = [int(r) for r in self.pods.live() if self.pods.dep[r] == dep.index]
         getattr(self.pods, field)[rows] = value
         return [self.pods.names[r] for r in rows]
+
+    def third_party(self, service: str, delta: float, what: str, t: float) -> None:
+        """A third party the service calls starts (``delta`` > 0) or stops failing that share of
+        its requests; ``what`` names it in the service's error logs."""
+        i = self.topo.index[service]
+        self.outside_err[i] = min(max(self.outside_err[i] + delta, 0.0), 1.0)
+        if delta > 0:
+            msg = f"upstream {what} timed out: context deadline exceeded"
+            if msg not in self.log_messages:
+                self.log_messages.append(msg)
+            self.outside_msg[i] = self.log_messages.index(msg)
+        elif self.outside_err[i] <= 1e-9:
+            self.outside_err[i], self.outside_msg[i] = 0.0, 0
+
+    def attach_condition(self, dep_name: str, field: str, value: float, t: float) -> list[str]:
+        """Set a runtime condition on a deployment's pods by selector: on every live pod now and on
+        every pod created until ``detach_condition``."""
+        dep = self._dep(dep_name)
+        self.selector_conditions.setdefault(dep.index, {})[field] = float(value)
+        return self.set_pod_condition(dep_name, field, value, t)
+
+    def detach_condition(self, dep_name: str, field: str) -> None:
+        dep = self._dep(dep_name)
+        self.selector_conditions.get(dep.index, {}).pop(field, None)
+        rows = [int(r) for r in self.pods.live() if self.pods.dep[r] == dep.index]
+        getattr(self.pods, field)[rows] = 0.0
 
     def clear_pod_condition(self, pod_names: list[str], field: str) -> None:
         for nm in pod_names:
@@ -793,28 +884,48 @@ class SimCluster:
         change: Change,
         sha: str,
         t: float,
-        author: str | None = None,
+        *,
         title: str | None = None,
-        diff: str | None = None,
-        revert_of: Change | None = None,
+        author: str = "ci",
+        revert_of: str | None = None,
     ) -> ChangeRecord:
-        """Lint, test, build and roll out a change; the new revision's image or config carries it.
+        """Lint, test, build and roll out a change, shown as ``title`` (default: its own) by
+        ``author``.
 
-        ``revert_of`` marks the revert commit of an earlier change (the source repository steps back).
+        A code change is committed to the service's repository head and the image is built from
+        the head (so it carries any defect the head holds); a config change edits the manifest and
+        the pod template; an image change deploys a tag, which pulls only if the registry has it
+        (``published_tags``). ``revert_of`` is the sha of the commit this one reverts
+        (``git revert`` on the head).
         """
         dep = self._dep(change.service)
         tpl = dep.current.template
         repo = tpl.image.rsplit(":", 1)[0]
+        diff = change.diff
+        title = change.title if title is None else title
+        tracked = self.pipeline is not None and change.service in self.pipeline_services
+        if tracked:
+            if revert_of is not None:
+                diff = self.pipeline.revert(revert_of, sha)
+            else:
+                diff = self.pipeline.commit(change, sha)
         if change.flags:
             rev = self._set_flags(dict(change.flags), t)
             image = tpl.image
         else:
             if change.kind == "code":
                 image = f"{repo}:{sha[:12]}"
-                self.world.images[image] = Image(image, change.service, sha, change.defect, change)
+                defect, carrier = (
+                    self.pipeline.defect(change.service)
+                    if tracked
+                    else (None if revert_of else change.defect, None if revert_of else change)
+                )
+                self.world.images[image] = Image(image, change.service, sha, defect, carrier)
                 tpl = replace(tpl, image=image)
             elif change.kind == "image":
                 image = f"{repo}:{change.image_tag}"
+                if change.image_tag in self.published_tags.get(change.service, ()):
+                    self.world.images.setdefault(image, Image(image, change.service, None, None))
                 tpl = replace(tpl, image=image)
             else:
                 image = tpl.image
@@ -826,25 +937,17 @@ class SimCluster:
                     tpl = replace(tpl, mem_limit=change.resources["mem_limit"])
                 if change.readiness_port is not None:
                     tpl = replace(tpl, readiness_port=change.readiness_port)
-            rev = self._new_revision(dep, tpl, f"deploy {sha[:7]}: {title or change.title}", t, sha)
-        if self.pipeline is not None:
-            try:
-                if revert_of is not None:
-                    self.pipeline.on_revert(revert_of, sha, image, t)
-                else:
-                    self.pipeline.on_deploy(change, sha, image, t)
-            except (PipelineError, KeyError):
-                pass  # a service without a source tree (a database image): nothing to track
+            rev = self._new_revision(dep, tpl, f"deploy {sha[:7]}: {title}", t, sha)
         build = "passed" if change.kind == "code" else "skipped (no source change)"
         rec = ChangeRecord(
             sha=sha,
             service=change.service,
             kind=change.kind,
-            title=title or change.title,
-            author=author or change.author,
+            title=title,
+            author=author,
             time=t,
-            files=list(change.files),
-            diff=diff if diff is not None else change.diff,
+            files=changed_files(diff) if diff else list(change.files),
+            diff=diff,
             image=tpl.image,
             revision=rev.number,
             pipeline={
@@ -864,10 +967,8 @@ class SimCluster:
         """Roll out an image the pipeline built from a source patch (and any manifest settings it
         carried)."""
         dep = self._dep(service)
-        running = self.world.images.get(dep.current.template.image)
-        keeps = build.defect is not None and running is not None
         self.world.images[build.image] = Image(
-            build.image, service, build.sha, build.defect, running.change if keeps else None
+            build.image, service, build.sha, build.defect, build.carrier
         )
         tpl = replace(dep.current.template, image=build.image)
         for k, v in ((build.config or {}).get("env") or {}).items():

@@ -343,7 +343,7 @@ def _regions(old: list[str], new: list[str]) -> list[tuple[int, int, list[str]]]
 def merge3(base: str, mine: str, theirs: str) -> str | None:
     """Three-way line merge (diff3): the edits of ``mine`` and of ``theirs`` against ``base``,
     combined; None when they touch the same or adjacent lines (a conflict), unless they agree."""
-    if mine == base or mine == theirs:
+    if mine in (base, theirs):
         return theirs
     if theirs == base:
         return mine

@@ -24,7 +24,6 @@ import numpy as np
 from sre_gym.sim.topology import Topology
 
 SLOW_MS = 2500.0
-COLD_S = 60.0  # a new container runs slower (1 + topology.cold times), easing off over a minute
 STATE_LOSS_S, STATE_LOSS_ERR = 90.0, 0.5  # a new stateful pod has lost its data: lookups miss
 DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this long
 _Z95 = 1.6448536269514722
@@ -102,7 +101,8 @@ class Inputs:
     svc_lat: np.ndarray
     svc_hog: np.ndarray
     svc_broken: np.ndarray  # [n, n]
-    pod_up: np.ndarray | None = None  # seconds since each pod's container started
+    pod_listen_age: np.ndarray | None = None  # seconds since each pod's process accepts
+    # connections (negative while it boots: a ready pod without a readiness probe refuses them)
     pod_data_age: np.ndarray | None = (
         None  # seconds since a replacement pod was created (initial pods: large)
     )
@@ -134,7 +134,18 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     hog = x.pod_hog[rr] + x.svc_hog[svc]
     lam_p = lam[svc] / np.maximum(k[svc], 1.0)
     cpu_limit = x.prof_cpu_limit[prof]
-    demand = lam_p * topo.cpu_ms[svc] * x.prof_cpu_mult[prof] / 1000.0 + hog
+    warm = np.zeros(len(rr))
+    booting = np.zeros(len(rr), dtype=bool)
+    if x.pod_listen_age is not None:
+        # a fresh process is slow and burns more CPU per request while its JIT and caches warm up;
+        # one that has not booted yet refuses what the endpoints send it
+        age = x.pod_listen_age[rr]
+        booting = age < 0
+        span = topo.warmup_s[svc]
+        warm = np.where(span > 0, np.clip(1.0 - age / np.maximum(span, 1e-9), 0.0, 1.0), 0.0)
+        warm = warm * topo.warmup_factor[svc]
+    work = np.where(booting, 0.0, lam_p * topo.cpu_ms[svc] * x.prof_cpu_mult[prof] * (1.0 + warm))
+    demand = work / 1000.0 + hog
     rho = demand / np.maximum(cpu_limit, 1e-6)
     usage = np.minimum(demand, cpu_limit)
     mult = 1.0 / (1.0 - np.minimum(rho, 0.98))
@@ -142,12 +153,8 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     own_lat = (topo.base_ms[svc] + x.prof_lat[prof] + x.svc_lat[svc]) * mult + 1000.0 * over + delay
     shed = over / np.maximum(rho, 1e-9)
     own_err = 1.0 - (1.0 - x.prof_err[prof]) * (1.0 - x.svc_err[svc]) * (1.0 - shed)
-    if x.pod_up is not None:
-        # a fresh container is slow (cold caches, JIT) and a fresh stateful pod has lost its data:
-        # restarts are never free
-        up = x.pod_up[rr]
-        cold = np.clip(1.0 - up / COLD_S, 0.0, 1.0)
-        own_lat = own_lat * (1.0 + topo.cold[svc] * cold)
+    own_lat = np.where(booting, 1.0 + delay, own_lat * (1.0 + warm))
+    own_err = np.where(booting, 1.0, own_err)
     if x.pod_data_age is not None:
         fresh = np.clip(1.0 - x.pod_data_age[rr] / STATE_LOSS_S, 0.0, 1.0)
         lost = np.where(topo.stateful[svc], STATE_LOSS_ERR * fresh, 0.0)

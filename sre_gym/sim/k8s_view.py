@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sre_gym.sim import autoscaler, netpol
 from sre_gym.sim import pods as P
 from sre_gym.sim.controller import k8s_suffix
 from sre_gym.sim.state import Deployment, rfc3339
@@ -23,6 +24,7 @@ EVENT_KIND = {
     "configmaps": "ConfigMap",
     "networkpolicies": "NetworkPolicy",
     "namespaces": "Namespace",
+    "horizontalpodautoscalers": "HorizontalPodAutoscaler",
 }
 NAMESPACES = ("default", "kube-system", "kube-node-lease", "monitoring")
 
@@ -198,18 +200,11 @@ def _list(cl: SimCluster, kind: str) -> list[dict]:
     if kind == "configmaps":
         return [{"name": k, "data": dict(v)} for k, v in sorted(w.configmaps.items())]
     if kind == "networkpolicies":
-        return [
-            {
-                "name": np_.name,
-                "pod_selector": {"app": np_.source},
-                "policy_types": ["Egress"],
-                "egress_denied_to": {"app": np_.denied},
-                "created": rfc3339(np_.created),
-            }
-            for np_ in w.netpols
-        ]
+        return [netpol.render(p, rfc3339) for p in sorted(w.netpols, key=lambda p: p.name)]
     if kind == "namespaces":
         return [{"name": n, "status": "Active"} for n in (*NAMESPACES, ns)]
+    if kind == "horizontalpodautoscalers":
+        return autoscaler.view(cl, cl.hpas)
     if kind == "secrets":  # the policy layer blocks this before it gets here
         raise NotFound("secrets are not readable")
     raise NotFound(f"unknown kind {kind!r}")

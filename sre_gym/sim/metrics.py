@@ -219,9 +219,12 @@ class MetricWriter:
         mean = out.served * dt
         cnt = np.maximum(mean + np.sqrt(mean) * noise[:n], 0.0)
         cnt = np.floor(cnt + unif[:n])
-        e_mean = cnt * out.err
+        # client errors (validation failures, unknown ids) show in the server spans as errors but
+        # fail no caller: they are not in the dynamics
+        err = 1.0 - (1.0 - out.err) * (1.0 - cl.background_error)
+        e_mean = cnt * err
         errs = np.floor(
-            np.clip(e_mean + np.sqrt(e_mean * (1 - out.err)) * noise[n : 2 * n], 0, None)
+            np.clip(e_mean + np.sqrt(e_mean * (1 - err)) * noise[n : 2 * n], 0, None)
             + unif[n : 2 * n]
         )
         errs = np.minimum(errs, cnt)

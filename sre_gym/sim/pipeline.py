@@ -9,11 +9,11 @@ source tree (``source_trees``); the agent repairs by submitting a diff that goes
 ``unit-tests``  every unit-test predicate of the service must hold on the patched tree;
 ``build``       the image is tagged with the commit: ``<repository>:<sha[:12]>``.
 
-A successful build carries the running change's defect unless that change's ``fix`` predicate holds on
-the patched tree; the caller rolls the built image out. ``Pipeline`` also keeps the per-run
-bookkeeping of which tree each image holds as changes deploy and revert. The module is pure Python and
-deterministic (no wall clock): commit shas derive from (release, app, seed, service, parent image,
-time, diff).
+Patches apply to the service's repository head, and images are built from it: a built image carries
+every defect committed to the head whose change's ``fix`` predicate the tree does not satisfy, until a
+revert takes the change out; the caller rolls the built image out. ``Pipeline`` keeps the per-run
+heads as changes deploy and revert. The module is pure Python and deterministic (no wall clock):
+commit shas derive from (release, app, seed, service, time, diff).
 """
 
 from __future__ import annotations
@@ -24,7 +24,14 @@ from typing import Literal
 
 from sre_gym.catalogs.schema import Change, Defect
 from sre_gym.rng import stable_hash
-from sre_gym.sim.diffs import PatchError, apply_diff, changed_files, parse_diff
+from sre_gym.sim.diffs import (
+    PatchError,
+    apply_diff,
+    changed_files,
+    merge_diff,
+    parse_diff,
+    tree_diff,
+)
 from sre_gym.sim.lint import lint_tree
 from sre_gym.sim.source_trees import (
     MANIFEST_DIR,
@@ -52,6 +59,7 @@ class BuildResult:
     message: str
     files: list[str] = field(default_factory=list)
     config: dict | None = None  # manifest settings when the patch edits kubernetes/<service>.yaml
+    carrier: Change | None = None  # the change whose defect the image carries
 
     def to_dict(self) -> dict:
         return {
@@ -92,11 +100,13 @@ def check_change(app: str, change: Change, tree: Tree | None = None) -> list[dic
 
 
 class Pipeline:
-    """Per-run source state of one app: which tree each built image holds, and patch builds.
+    """Per-run source state of one app: each service's repository head, and the builds from it.
 
-    The repository head of each service moves with every deploy, revert and successful build; images
-    are immutable snapshots. The base image of a service holds its base tree. Config changes, which
-    do not build an image, register the edited manifest under the image they keep running.
+    Every deploy, revert and successful patch is a commit on the service's head; an image is built
+    from the head as it stands, so a defect committed once is in every later build until a revert
+    takes it out or a patch satisfies its fix predicate (``carried``). A corpus change is applied
+    as ``git cherry-pick`` would: as written when it applies, else merged three-way with what the
+    head gained since. Config and image changes edit the manifest in the head and build nothing.
     """
 
     def __init__(self, app: str, release: str, seed: int) -> None:
@@ -104,38 +114,24 @@ class Pipeline:
         self.release = release
         self.seed = int(seed)
         services_with_trees(app)  # fails early for an app without source trees
-        self._images: dict[tuple[str, str], Tree] = {}
         self._head: dict[str, Tree] = {}
-        self._before: dict[tuple[str, str], list[Tree]] = {}  # (service, change id) -> trees
+        self._carried: dict[str, list[Change]] = {}  # defect changes still in each head
+        # sha -> (service, head before the commit, the diff as committed, the corpus change if any)
+        self._commits: dict[str, tuple[str, Tree, str, Change | None]] = {}
 
     # ---------------------------------------------------------------------------- trees
     def meta(self, service: str) -> ServiceMeta:
         return service_meta(self.app, service)
 
-    def base_image(self, service: str) -> str:
-        return self.meta(service).image
-
     def head(self, service: str) -> Tree:
         h = self._head.get(service)
         return h if h is not None else base_tree(self.app, service)
 
-    def tree(self, service: str, image: str) -> Tree:
-        t = self._images.get((service, image))
-        if t is not None:
-            return t
-        if image == self.base_image(service):
-            return base_tree(self.app, service)
-        built = sorted(i for s, i in self._images if s == service)
-        raise KeyError(
-            f"no source tree for image {image!r} of {service}: it was not built by this pipeline "
-            f"(known images: {', '.join([self.base_image(service), *built])})"
-        )
+    def files(self, service: str) -> list[str]:
+        return sorted(self.head(service))
 
-    def files(self, service: str, image: str) -> list[str]:
-        return sorted(self.tree(service, image))
-
-    def read(self, service: str, image: str, path: str) -> str:
-        tree = self.tree(service, image)
+    def read(self, service: str, path: str) -> str:
+        tree = self.head(service)
         p = path.lstrip("/")
         if p.startswith(("a/", "b/")) and p not in tree and p[2:] in tree:
             p = p[2:]
@@ -146,71 +142,90 @@ class Pipeline:
                 if near
                 else f"; files: {', '.join(sorted(tree))}"
             )
-            raise KeyError(f"{service}@{image}: no file {path!r}{hint}")
+            raise KeyError(f"{service}: no file {path!r} in the repository{hint}")
         return tree[p]
 
-    def _register(self, service: str, image: str, tree: Tree) -> None:
-        self._images[(service, image)] = tree
-        self._head[service] = tree
+    def defect(self, service: str, tree: Tree | None = None) -> tuple[Defect | None, Change | None]:
+        """The defect a build of ``tree`` (default: the head) carries, and the change it comes
+        from: a defect change in the head whose fix predicate does not hold on the tree."""
+        tree = self.head(service) if tree is None else tree
+        for ch in self._carried.get(service, []):
+            if ch.fix is None or not fix_holds(ch.fix, tree):
+                return ch.defect, ch
+        return None, None
 
     # ---------------------------------------------------------------------------- deploys
-    def on_deploy(self, change: Change, sha: str, image: str, t: float) -> None:
-        """A corpus change was deployed as ``image``: apply its diff to the service's head."""
-        head = self.head(change.service)
+    def commit(self, change: Change, sha: str) -> str:
+        """Commit a corpus change to its service's head; returns the diff as committed (the
+        change's own diff, or the merged one when the head had moved under it)."""
+        svc = change.service
+        head = self.head(svc)
         try:
             new, _ = apply_diff(head, change.diff)
+            diff = change.diff
         except PatchError:
-            # the head moved (an agent patch touched the same lines): the change was written
-            # against the base tree, so build it from there
-            new, _ = apply_diff(base_tree(self.app, change.service), change.diff)
-        self._before.setdefault((change.service, change.id), []).append(head)
-        self._register(change.service, image, new)
+            try:
+                new = merge_diff(head, change.diff, base_tree(self.app, svc))
+                diff = tree_diff(head, new)
+            except PatchError:
+                # the head moved on the same lines (an agent's patch; the corpus never conflicts
+                # with itself): the change is built on its base tree, dropping what it clashes with
+                new = apply_diff(base_tree(self.app, svc), change.diff)[0]
+                diff = tree_diff(head, new)
+        self._commits[sha] = (svc, head, diff if new != head else "", change)
+        self._head[svc] = new
+        if change.defect is not None:
+            self._carried.setdefault(svc, []).append(change)
+        return diff
 
-    def on_revert(self, change: Change, sha: str, image: str, t: float) -> None:
-        """The revert commit of ``change`` was deployed as ``image``: reverse-apply its diff."""
-        svc = change.service
+    def revert_diff(self, sha: str) -> str:
+        """The diff that reverts commit ``sha`` on its service's head as it stands now (merged
+        three-way with what came after it). Raises ``KeyError`` for an unknown commit and
+        ``PatchError`` when later commits changed the same lines."""
+        svc, before, diff, _ = self._commits[sha]
+        if not diff:
+            raise PatchError(f"commit {sha[:12]} changed no file of {svc}'s repository")
+        head = self.head(svc)
+        return tree_diff(head, merge_diff(head, diff, before, reverse=True))
+
+    def revert(self, sha: str, revert_sha: str) -> str:
+        """Commit the revert of an earlier commit (``git revert``); returns the revert's diff."""
+        svc, before, diff, change = self._commits[sha]
+        head = self.head(svc)
         try:
-            new, _ = apply_diff(self.head(svc), change.diff, reverse=True)
+            new = merge_diff(head, diff, before, reverse=True) if diff else dict(head)
         except PatchError:
-            stack = self._before.get((svc, change.id))
-            if stack:
-                new = stack[-1]
-            elif (svc, image) in self._images or image == self.base_image(svc):
-                new = self.tree(svc, image)
-            else:
-                new = base_tree(self.app, svc)
-        stack = self._before.get((svc, change.id))
-        if stack:
-            stack.pop()
-        self._register(svc, image, new)
+            new = dict(before)  # nothing merges: step back to the tree before the change
+        self._commits[revert_sha] = (svc, head, tree_diff(head, new), None)
+        self._head[svc] = new
+        if change is not None:
+            self._carried[svc] = [c for c in self._carried.get(svc, []) if c.id != change.id]
+        return tree_diff(head, new)
+
+    def in_head(self, change: Change) -> bool:
+        """Is a defect change still in its service's head (committed and not reverted)?"""
+        return any(c.id == change.id for c in self._carried.get(change.service, []))
 
     # ---------------------------------------------------------------------------- patches
-    def sha_of(self, service: str, image: str, t: float, diff: str) -> str:
-        return stable_hash(
-            self.release, self.app, self.seed, "patch", service, image, t, diff, digits=40
-        )
+    def sha_of(self, service: str, t: float, diff: str) -> str:
+        return stable_hash(self.release, self.app, self.seed, "patch", service, t, diff, digits=40)
 
-    def submit(
-        self, service: str, image: str, running_change: Change | None, diff: str, t: float
-    ) -> BuildResult:
-        """Build a source patch against the tree of the running ``image``.
+    def submit(self, service: str, image: str, diff: str, t: float) -> BuildResult:
+        """Build a source patch against the service's head (``image`` is the image the service
+        runs, whose repository the built image keeps).
 
-        Stages stop at the first failure; a failed build has no image and nothing to deploy. A built
-        image keeps the running change's defect unless the change's fix predicate holds on the
-        patched tree.
+        Stages stop at the first failure; a failed build has no image and nothing to deploy. The
+        built image carries any defect of the head whose fix predicate the patched tree does not
+        satisfy.
         """
         meta = self.meta(service)
-        sha = self.sha_of(service, image, t, diff)
+        sha = self.sha_of(service, t, diff)
         stages: list[dict[str, str]] = []
 
         def fail(msg: str) -> BuildResult:
             return BuildResult(False, stages, sha, None, None, msg)
 
-        try:
-            parent = self.tree(service, image)
-        except KeyError as e:
-            stages.append(_stage("apply", "failed", str(e.args[0])))
-            return fail(f"patch rejected: {e.args[0]}")
+        parent = self.head(service)
         try:
             patches = parse_diff(diff)
             for fp in patches:
@@ -224,7 +239,7 @@ class Pipeline:
             new, notes = apply_diff(parent, patches)
         except PatchError as e:
             stages.append(_stage("apply", "failed", str(e)))
-            return fail(f"patch does not apply: {e}")
+            return fail(f"patch does not apply to the head of {service}'s repository: {e}")
         files = [fp.path for fp in patches]
         if dict(new) == dict(parent):
             stages.append(_stage("apply", "failed", "the patch changes nothing"))
@@ -245,15 +260,13 @@ class Pipeline:
         repo = image.rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] else image
         built = f"{repo}:{sha[:12]}"
         stages.append(_stage("build", "passed", built))
-        defect = None
-        if running_change is not None and running_change.defect is not None:
-            fix = running_change.fix
-            defect = None if fix is not None and fix_holds(fix, new) else running_change.defect
+        defect, carrier = self.defect(service, new)
         config = None
         mpath = manifest_path(service)
         if mpath in files:
             config = manifest_settings(new, service)
-        self._register(service, built, new)
+        self._commits[sha] = (service, parent, tree_diff(parent, new), None)
+        self._head[service] = new
         return BuildResult(
             True,
             stages,
@@ -263,4 +276,5 @@ class Pipeline:
             f"built {built} from {sha[:7]} ({len(files)} file(s) changed)",
             files,
             config,
+            carrier,
         )

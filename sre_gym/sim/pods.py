@@ -3,7 +3,15 @@
 A pod row lives from creation until its termination grace ends. Container restarts (crash, OOM) keep
 the row; deleting the pod (restart, rollout, eviction) ends it and its replacement is a new row with a
 new name. Runtime conditions injected into a pod (a CPU hog, a netem delay, a memory balloon on an
-emptyDir) belong to the row, so they go away exactly when the pod does.
+emptyDir) belong to the row; chaos that selects pods by label re-attaches to replacements (the
+cluster applies the deployment's conditions to every pod it creates).
+
+A new pod's timeline: it is scheduled, its image is pulled if the node lacks it (the cluster sets
+``start_at`` at creation: scheduling, the pull and the container's creation), the container starts,
+the process accepts connections ``boot`` seconds later, and the readiness probe (first run at
+``initialDelaySeconds``, then every ``periodSeconds``) marks the pod ready at its first run after
+that. Without a readiness probe the pod is ready when its container starts, and until the process
+has booted it refuses the connections it is sent (``booting``).
 """
 
 from __future__ import annotations
@@ -25,11 +33,15 @@ TERM_NAMES = ("", "Error", "OOMKilled")
 
 NODE_GRACE_S = 40.0  # node-monitor-grace-period: pods on a silent node turn NotReady
 EVICT_AFTER_S = 340.0  # grace + the default 300 s not-ready/unreachable toleration
-IMAGE_PULL_S = 2.0
+SCHEDULE_S = 1.0  # scheduler binding plus the kubelet's pod sync
+CREATE_S = 1.0  # sandbox (CNI) and container creation
+SHUTDOWN_S = 5.0  # a terminating pod's process exits this soon after SIGTERM (within its grace)
 BACKOFF_BASE_S, BACKOFF_CAP_S, BACKOFF_RESET_S = 10.0, 300.0, 600.0
 
 _FLOAT = [
     "created",
+    "start_at",
+    "pulled_s",
     "started",
     "backoff_until",
     "last_term_at",
@@ -99,12 +111,23 @@ class PodTable:
                 return i
         return None
 
-    def terminate(self, i: int, t: float) -> None:
+    def terminate(self, i: int, t: float, grace_s: float = SHUTDOWN_S) -> None:
+        """Delete the pod: out of the endpoints at once, gone when its process has exited."""
         if self.alive[i] and self.state[i] != TERMINATING:
             self.state[i] = TERMINATING
             self.ready[i] = False
-            self.deleted_at[i] = t
+            self.deleted_at[i] = t + min(SHUTDOWN_S, grace_s)
             self.version += 1
+
+
+def ready_at(
+    started: np.ndarray, boot: np.ndarray, probed: np.ndarray, delay: np.ndarray, period: np.ndarray
+) -> np.ndarray:
+    """When containers started at ``started`` become ready: at the first probe run at or after the
+    process accepts connections (``started + boot``), or at once without a probe."""
+    late = np.maximum(0.0, boot - delay)
+    first = started + delay + np.ceil(late / period - 1e-9) * period
+    return np.where(probed, first, started)
 
 
 def lifecycle(
@@ -117,7 +140,10 @@ def lifecycle(
     prof_leak: np.ndarray,
     prof_mem_limit: np.ndarray,
     dep_mem_base: np.ndarray,
-    dep_startup: np.ndarray,
+    dep_boot: np.ndarray,
+    dep_probed: np.ndarray,
+    dep_probe_delay: np.ndarray,
+    dep_probe_period: np.ndarray,
     node_ready: np.ndarray,
     node_down_since: np.ndarray,
     dep_leak: np.ndarray | None = None,
@@ -137,11 +163,11 @@ def lifecycle(
         a[gone] = False
         pods.version += 1
 
-    pend = a & (st == PENDING) & nready
+    pend = a & (st == PENDING) & nready & (t >= pods.start_at[:n])
     img_ok = prof_image_ok[prof]
     started_now = pend & img_ok
     st[started_now] = RUNNING
-    pods.started[:n][started_now] = pods.created[:n][started_now] + IMAGE_PULL_S
+    pods.started[:n][started_now] = pods.start_at[:n][started_now]
     image_fail = pend & ~img_ok
     st[image_fail] = IMAGE_WAIT
     pulls = pods.pulls[:n]
@@ -182,13 +208,16 @@ def lifecycle(
     probe_ok = (
         prof_probe_ok[prof] if dep_not_ready is None else prof_probe_ok[prof] & ~dep_not_ready[dep]
     )
-    ready = run & (up >= dep_startup[dep]) & probe_ok & node_ok
+    started = pods.started[:n]
+    probed = dep_probed[dep]
+    when = ready_at(started, dep_boot[dep], probed, dep_probe_delay[dep], dep_probe_period[dep])
+    ready = run & (t >= when) & probe_ok & node_ok
     pods.ready[:n] = ready
 
     evict = a & (st != TERMINATING) & ~nready & (down_for >= EVICT_AFTER_S)
     if evict.any():
         st[evict] = TERMINATING
-        pods.deleted_at[:n][evict] = t
+        pods.deleted_at[:n][evict] = t + SHUTDOWN_S
         pods.ready[:n][evict] = False
         pods.version += 1
     return {
@@ -196,7 +225,7 @@ def lifecycle(
         "image_fail": np.nonzero(a & (st == IMAGE_WAIT))[0],
         "oom": np.nonzero(oom)[0],
         "crash": np.nonzero(crash)[0],
-        "probe_fail": np.nonzero(run & (up >= dep_startup[dep]) & ~probe_ok)[0],
+        "probe_fail": np.nonzero(run & probed & (up >= dep_probe_delay[dep]) & ~probe_ok)[0],
         "became_ready": np.nonzero(ready & ~was_ready)[0],
         "evicted": np.nonzero(evict)[0],
         "gone": np.nonzero(gone)[0],

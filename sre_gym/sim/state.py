@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from sre_gym.catalogs.schema import Change, Defect, parse_cpu, parse_mem
+from sre_gym.sim.netpol import NetworkPolicy
 from sre_gym.sim.topology import Topology
 
 EPOCH = 1767225600  # 2026-01-01T00:00:00Z: wall-clock origin of every simulated run
@@ -120,15 +121,6 @@ class Node:
 
 
 @dataclass
-class NetworkPolicy:
-    name: str
-    source: str  # pods of this service
-    denied: str  # may not reach this service
-    created: float
-    owner: str = "platform-team"
-
-
-@dataclass
 class Event:
     type: str
     reason: str
@@ -171,6 +163,7 @@ class World:
     nodes: list[Node]
     images: dict[str, Image]
     netpols: list[NetworkPolicy] = field(default_factory=list)
+    netpol_version: int = 0  # bumped on every policy change (connectivity is recomputed)
     events: list[Event] = field(default_factory=list)
     configmaps: dict[str, dict[str, str]] = field(default_factory=dict)
     secrets: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -20,9 +20,9 @@ class Topology:
     base_ms: np.ndarray
     cpu_ms: np.ndarray
     mem_base: np.ndarray
-    startup_s: np.ndarray
     stateful: np.ndarray  # keeps data in the pod (a new pod starts empty)
-    cold: np.ndarray  # extra slowdown of a fresh container (JIT runtimes warm up slowest)
+    warmup_s: np.ndarray  # a fresh process is slower for this long (JIT, caches) ...
+    warmup_factor: np.ndarray  # ... by up to this much extra latency and CPU per request
     sigma: np.ndarray
     # edges (caller, callee) as dense matrices [n, n]
     calls: np.ndarray
@@ -48,10 +48,6 @@ class Topology:
     @property
     def n(self) -> int:
         return len(self.names)
-
-
-# slowdown of a fresh container at its start (JIT and class loading dominate on the JVM and .NET)
-COLD = {"Java": 4.0, "Kotlin": 4.0, "C#": 3.0, "TypeScript": 2.0, "Node.js": 2.0, "Python": 2.0}
 
 
 def service_port(app: App, name: str) -> int:
@@ -124,16 +120,10 @@ def compile_topology(app_name: str) -> Topology:
         base_ms=np.array([p.base_ms for p in perf]),
         cpu_ms=np.array([p.cpu_ms_per_req for p in perf]),
         mem_base=np.array([p.mem_base_mi for p in perf]),
-        startup_s=np.array(
-            [
-                max(p.startup_s, s.readiness.initial_delay_s if s.readiness else 0)
-                for p, s in zip(perf, serving, strict=True)
-            ],
-            dtype=float,
-        ),
         sigma=np.array([p.sigma for p in perf]),
         stateful=np.array([s.kind == "stateful" for s in serving]),
-        cold=np.array([COLD.get(s.language, 1.5) for s in serving]),
+        warmup_s=np.array([app.startup_of(s.name).warmup_s for s in serving], dtype=float),
+        warmup_factor=np.array([app.startup_of(s.name).warmup_factor for s in serving]),
         calls=calls,
         hard=hard,
         timeout_ms=timeout,

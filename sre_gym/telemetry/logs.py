@@ -32,6 +32,12 @@ _OPS = {
     "emailservice": "failed to send order confirmation",
     "redis-cart": "Can't access cart storage",
 }
+_CLIENT_ERRORS = (
+    "request rejected: invalid argument: quantity must be positive",
+    "request rejected: not found: no such id",
+    "request rejected: unauthenticated: session expired",
+    "request rejected: invalid argument: malformed currency code",
+)
 _INFO = {
     "frontend": "request complete",
     "cartservice": "GetCartAsync called with userId={uid}",
@@ -121,7 +127,18 @@ def query(
             batch.append(
                 (t - 1, "warning", "no ready endpoints; requests to this service are refused")
             )
-        own = cl.rec_own_err[k, s] * served
+        # the share from a flaky third party is logged as such; the rest is the service's own
+        outside = cl.rec_outside[k, s]
+        if outside > 0 and served > 0:
+            n = int(min(MAX_ERRORS_PER_TICK, max(1, round(outside * served))))
+            what = cl.log_messages[int(cl.rec_outside_log[k, s])]
+            for _ in range(n):
+                batch.append((t - 15 * g.random(), "error", what))
+        share = 1.0 - (1.0 - cl.rec_own_err[k, s]) / max(1.0 - outside, 1e-9)
+        own = max(share, 0.0) * served
+        # client errors (validation failures, unknown ids), shown as errors on every service
+        if served > 0 and g.random() < cl.background_error * served:
+            batch.append((t - 15 * g.random(), "error", _CLIENT_ERRORS[int(g.integers(0, 4))]))
         msg_id = cl.rec_log[k, s]
         if msg_id and (
             own >= 0.5

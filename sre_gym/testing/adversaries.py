@@ -268,7 +268,7 @@ class AlertSpamAdversary(_Learner):
 
 class RevertChaser(_Learner):
     """Claims faults after the fact. The orchestrator's revert of a bad change is itself a change
-    (``Revert "<title>"`` by release-manager); once one shows in ``list_changes``, this agent reports
+    (``Revert "<title>"``); once one shows in ``list_changes``, this agent reports
     one incident holding the alerts that started on that service between the change and its revert,
     naming the service and the reverted change's sha: exactly right, and only ever too late.
     """
@@ -291,7 +291,7 @@ class RevertChaser(_Learner):
         alerts = alerts_of(obs)
         for rev in changes:
             title = str(rev.get("title", ""))
-            if rev.get("author") != "release-manager" or not title.startswith('Revert "'):
+            if not title.startswith('Revert "'):
                 continue
             bad = next(
                 (

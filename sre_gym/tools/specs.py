@@ -72,6 +72,7 @@ class K8sKind(Args):
         "secrets",
         "networkpolicies",
         "namespaces",
+        "horizontalpodautoscalers",
     ]
 
 

@@ -134,14 +134,60 @@ def acting(calls: list[dict]) -> list[dict]:
 
 
 def test_a_blocking_network_policy_is_reported_and_deleted():
+    # the namespace's own policies (default deny, an allow rule per service) drop nothing the app
+    # calls; an egress allow-list that leaves paymentservice out does
+    own = [
+        {
+            "name": "default-deny-ingress",
+            "pod_selector": {},
+            "policy_types": ["Ingress"],
+            "ingress": [],
+            "egress": [],
+            "created": iso(T0 - 86400),
+        },
+        {
+            "name": "allow-paymentservice",
+            "pod_selector": {"app": "paymentservice"},
+            "policy_types": ["Ingress"],
+            "ingress": [{"from": [{"podSelector": {"matchLabels": {"app": "checkoutservice"}}}]}],
+            "egress": [],
+            "created": iso(T0 - 86400),
+        },
+        {
+            "name": "allow-checkoutservice",
+            "pod_selector": {"app": "checkoutservice"},
+            "policy_types": ["Ingress"],
+            "ingress": [{"from": [{"podSelector": {"matchLabels": {"app": "frontend"}}}]}],
+            "egress": [],
+            "created": iso(T0 - 86400),
+        },
+        {
+            "name": "allow-frontend",
+            "pod_selector": {"app": "frontend"},
+            "policy_types": ["Ingress"],
+            "ingress": [{}],
+            "egress": [],
+            "created": iso(T0 - 86400),
+        },
+    ]
     pol = {
         "name": "checkout-egress-allowlist",
         "pod_selector": {"app": "checkoutservice"},
-        "egress_denied_to": {"app": "paymentservice"},
+        "policy_types": ["Egress"],
+        "ingress": [],
+        "egress": [
+            {
+                "to": [{"namespaceSelector": {"matchLabels": {"name": "kube-system"}}}],
+                "ports": [{"port": 53, "protocol": "UDP"}],
+            }
+        ],
         "created": iso(T0 - 30),
     }
     a = alert(1, "DependencyCallErrors", T0 + 60, client="checkoutservice", server="paymentservice")
-    _, calls = two_steps(World(netpols=[pol]), [a])
+    # the namespace's own policies alone raise no suspicion
+    _, quiet = two_steps(World(netpols=own), [a])
+    assert not any(c["tool"] == "delete_resource" for c in quiet)
+    _, calls = two_steps(World(netpols=[*own, pol]), [a])
     assert acting(calls) == [
         {
             "tool": "report_incident",

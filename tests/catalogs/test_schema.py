@@ -17,6 +17,7 @@ from sre_gym.catalogs.schema import (
     Perf,
     Resources,
     Service,
+    Startup,
     parse_cpu,
     parse_mem,
 )
@@ -81,9 +82,11 @@ def test_numeric_constraints():
     with pytest.raises(ValidationError, match="retries"):
         Edge(caller="a", callee="b", calls=1, retries=-1)
     with pytest.raises(ValidationError, match="base_ms"):
-        Perf(base_ms=0, cpu_ms_per_req=1, mem_base_mi=1, startup_s=1)
-    with pytest.raises(ValidationError, match="startup_s"):
-        Perf(base_ms=1, cpu_ms_per_req=1, mem_base_mi=1, startup_s=0)
+        Perf(base_ms=0, cpu_ms_per_req=1, mem_base_mi=1)
+    with pytest.raises(ValidationError, match="boot_s"):
+        Startup(image_mb=10, boot_s=-1)
+    with pytest.raises(ValidationError, match="image_mb"):
+        Startup(image_mb=0, boot_s=1)
 
 
 def test_serving_services_need_perf():
@@ -178,7 +181,7 @@ def test_change_and_defect_defaults():
         0.0,
     )
     with pytest.raises(ValidationError, match="kind"):
-        Change(id="c", service="s", kind="hotfix", title="t", author="a", files=[], diff="")
+        Change(id="c", service="s", kind="hotfix", title="t", files=[], diff="")
 
 
 def test_shipped_changes_are_consistent():

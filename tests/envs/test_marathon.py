@@ -284,7 +284,7 @@ def test_ansi_render():
     env.reset(seed=0)
     env.step([])
     out = env.render()
-    assert out.startswith("SREMarathon-v0 online-boutique seed=0 invocation 1/45")
+    assert out.startswith("SREMarathon-v0 online-boutique invocation 1/45 seed=0 score=")
 
 
 # ---------------------------------------------------------------------- schedule profiles

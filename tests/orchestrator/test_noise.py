@@ -9,11 +9,15 @@ import numpy as np
 import pytest
 
 from sre_gym.backends.sim import SimBackend
+from sre_gym.orchestrator.open_world import NOISE_PROFILES
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.orchestrator import noise as nz
 from sre_gym.orchestrator.schedule import Schedule, schedule
 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
+
+
+QUIET = NOISE_PROFILES["quiet"]  # load noise only (this module's); no open-world anomalies
 
 
 def no_faults(app: str, seed: int) -> Schedule:
@@ -100,11 +104,12 @@ def test_noise_leaves_every_probe_and_artifact_record_unchanged(app):
     """The evidence the scorer reads about faults is identical with and without noise."""
     runs = {}
     for mode in ("noise", "quiet"):
-        if mode == "noise":
-            b = SimBackend(app, 1)
+        if mode == "noise":  # load noise alone: the open world is another module's
+            b = SimBackend(app, 1, noise=QUIET)
         else:
             with nz.noise_off():
                 b = SimBackend(app, 1)
+        b.cluster.hpas = []  # autoscalers follow the noise's CPU, and with it the pods
         b.advance_to(b.episode_end)
         runs[mode] = b
     noisy, quiet = runs["noise"], runs["quiet"]
@@ -136,10 +141,12 @@ def test_a_marathon_without_faults_fires_only_noise_alerts(app):
     seed = 2
     with nz.noise_off():
         quiet = SimBackend(app, seed, sched=no_faults(app, seed))
+    quiet.cluster.hpas = []
     quiet.advance_to(quiet.episode_end)
     assert [e for e in quiet.drain_evidence() if e["type"] == "alert"] == []
 
-    b = SimBackend(app, seed, sched=no_faults(app, seed))
+    b = SimBackend(app, seed, sched=no_faults(app, seed), noise=QUIET)
+    b.cluster.hpas = []  # (an autoscaler reacting to a burst adds booting pods: not this test's)
     t_ep = b.episode_start
     b.advance_to(b.episode_end)
     deps = [d.name for d in b.cluster.world.deployments]
@@ -169,7 +176,7 @@ def test_a_marathon_without_faults_fires_only_noise_alerts(app):
 
 
 def test_a_noisy_backend_pickles_and_forks():
-    b = SimBackend("online-boutique", 0)
+    b = SimBackend("online-boutique", 0, noise=QUIET)
     b.advance_to(b.episode_start + 900)
     clone = pickle.loads(pickle.dumps(b))
     assert [e.index for e in clone.noise.events] == [e.index for e in b.noise.events]

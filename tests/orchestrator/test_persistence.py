@@ -52,8 +52,11 @@ def test_a_lasting_repair_holds_the_challenge():
 
 def test_a_restart_that_only_resets_a_leak_relapses(restarted):
     env, _ = restarted
+    # a restarted pod leaks again: it relapses under the challenge, or (with real-cluster timing,
+    # where the probe reads a window and the pod OOMs again within minutes) never holds for the
+    # hold period in the first place
     chs = env.evidence.of("challenge")
-    assert chs and all(c["outcome"] == "relapsed" for c in chs)
+    assert all(c["outcome"] == "relapsed" for c in chs)
     assert all(c["t"] < c["relapsed_at"] <= c["window_end"] for c in chs)
     out = score(env.evidence, cutoff=env.backend.now)["outcomes"]
     assert out["handled"] == 0 and out["acted_without_repair"] == 1

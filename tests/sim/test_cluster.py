@@ -16,6 +16,7 @@ from sre_gym.orchestrator.schedule import schedule
 from sre_gym.sim import k8s_view
 from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim.state import EPOCH
 
 OB = "online-boutique"
@@ -47,7 +48,7 @@ def test_healthy_warm_up(warm):
     assert k == WARMUP_S // TICK_S + 1 and cl.now == EPOCH + WARMUP_S
     p = cl.pods
     live = p.live()
-    assert len(live) == len(cl.world.deployments) == 12
+    assert len(live) == len(cl.world.deployments) == 14  # 11 services, load generator, 2 side jobs
     assert p.ready[live].all() and (p.state[live] == P.RUNNING).all()
     assert (p.restarts[live] == 0).all()
     assert np.all(cl.rec_err[:k] == 0) and np.all(cl.rec_own_err[:k] == 0)
@@ -424,16 +425,31 @@ def test_delete_pod_replaces_it_and_a_terminating_pod_cannot_be_deleted_again(cl
 
 def test_networkpolicy_denies_the_edge_until_deleted(cl):
     i, j = cl.topo.index["checkoutservice"], cl.topo.index["paymentservice"]
-    cl.add_networkpolicy("deny-pay", "checkoutservice", "paymentservice", cl.now + 1, owner="me")
+    own = list(cl.world.netpols)  # the namespace's default deny and allow rules
+    assert {p.name for p in own} >= {"default-deny-ingress", "allow-paymentservice"}
+    pol = egress_allowlist(cl.topo.app, "deny-pay", "checkoutservice", "paymentservice", cl.now)
+    cl.add_networkpolicy(pol)
     cl.advance_to(cl.now + 30)
     assert cl.rec_edge_kind[cl.tick - 1, i, j] == 2 and cl.rec_edge_fail[cl.tick - 1, i, j] == 1.0
-    assert k8s_view.get(cl, "networkpolicies", "deny-pay")["egress_denied_to"] == {
-        "app": "paymentservice"
-    }
+    # the other callees of checkout stay reachable: the allow-list names them
+    k = cl.topo.index["shippingservice"]
+    assert cl.rec_edge_fail[cl.tick - 1, i, k] < 1e-6
+    view = k8s_view.get(cl, "networkpolicies", "deny-pay")
+    assert view["policy_types"] == ["Egress"] and view["pod_selector"] == {"app": "checkoutservice"}
+    allowed = {x["podSelector"]["matchLabels"]["app"] for x in view["egress"][0]["to"]}
+    assert "paymentservice" not in allowed and "shippingservice" in allowed
     cl.delete_networkpolicy("deny-pay", cl.now + 1)
     cl.advance_to(cl.now + 15)
     assert cl.rec_edge_fail[cl.tick - 1, i, j] < 1e-6
-    assert cl.world.netpols == []
+    assert cl.world.netpols == own
+
+
+def test_deleting_an_allow_policy_cuts_the_service_off(cl):
+    """With default deny in place, the namespace's allow rules are load-bearing."""
+    i, j = cl.topo.index["checkoutservice"], cl.topo.index["paymentservice"]
+    cl.delete_networkpolicy("allow-paymentservice", cl.now + 1)
+    cl.advance_to(cl.now + 30)
+    assert cl.rec_edge_fail[cl.tick - 1, i, j] == 1.0
 
 
 def test_node_failure_evicts_and_reschedules(cl):
@@ -485,7 +501,7 @@ def test_deploy_change_kinds(cl, changes):
 
 
 def test_unknown_service_change_is_refused(cl):
-    ch = Change(id="x", service="web", kind="code", title="t", author="a", files=[], diff="")
+    ch = Change(id="x", service="web", kind="code", title="t", files=[], diff="")
     before = _state(cl)
     with pytest.raises(SimError, match="deployment 'web' not found"):
         cl.deploy_change(ch, "a" * 40, cl.now + 1)

@@ -121,7 +121,7 @@ def test_rolling_update_of_four_replicas_respects_surge_and_unavailability(cl):
     assert ready_count(cl, "checkoutservice") == 4
     d = cl.world.deployment("checkoutservice")
     # make new pods slow to start so the rollout spans many ticks
-    cl.dep_startup[d.index] = 50.0
+    cl.dep_boot[d.index] = 50.0
     cl.patch("checkoutservice", "env.LOG_LEVEL", "debug", cl.now + 1)
     seen_total = []
     for _ in range(30):

@@ -89,7 +89,9 @@ class World:
 @pytest.fixture(scope="module")
 def world(warm):
     w = World(warm())
-    assert w.field("pod_hog").sum() == 0 and not w.field("blocked").any()
+    # the namespace's own policies drop no call of the call graph
+    called = w.topo.calls > 0
+    assert w.field("pod_hog").sum() == 0 and not (w.field("blocked") & called).any()
     return w
 
 
@@ -321,7 +323,7 @@ def test_ready_pods_share_load(world):
         "pod_prof",
         "pod_delay",
         "pod_zone",
-        "pod_up",
+        "pod_listen_age",
         "pod_data_age",
     ):
         try:

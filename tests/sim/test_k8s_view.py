@@ -8,6 +8,7 @@ import pytest
 
 from sre_gym.catalogs.schema import Change
 from sre_gym.sim import k8s_view as K
+from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim.state import EPOCH
 
 NS = "online-boutique"
@@ -25,18 +26,15 @@ def busy(warm, changes):
         service="emailservice",
         kind="image",
         title="bump",
-        author="x",
         files=[],
         diff="",
         image_tag="v9",
     )
     cl.deploy_change(bogus, "3" * 40, t + 400)
     cl.add_networkpolicy(
-        "checkout-egress-allowlist",
-        "checkoutservice",
-        "paymentservice",
-        t + 1,
-        owner="platform-team",
+        egress_allowlist(
+            cl.topo.app, "checkout-egress-allowlist", "checkoutservice", "paymentservice", t + 1
+        )
     )
     cl.advance_to(t + 600)
     cl.set_node_ready("kind-worker4", False, cl.now)
@@ -94,8 +92,16 @@ def test_get_services_nodes_namespaces_configmaps(busy):
 def test_get_networkpolicies_and_events(busy):
     pol = K.get(busy, "networkpolicies", "checkout-egress-allowlist")
     assert pol["pod_selector"] == {"app": "checkoutservice"}
-    assert pol["egress_denied_to"] == {"app": "paymentservice"}
     assert pol["policy_types"] == ["Egress"]
+    # the standard spec: an allow-list of callees that leaves paymentservice out, and DNS
+    to = [x["podSelector"]["matchLabels"]["app"] for x in pol["egress"][0]["to"]]
+    assert "paymentservice" not in to and "shippingservice" in to
+    assert pol["egress"][1]["ports"] == [{"port": 53, "protocol": "UDP"}]
+    assert "egress_denied_to" not in pol
+    own = K.get(busy, "networkpolicies", "allow-paymentservice")
+    assert own["policy_types"] == ["Ingress"] and own["ingress"][0]["from"] == [
+        {"podSelector": {"matchLabels": {"app": "checkoutservice"}}}
+    ]
     evs = K.get(busy, "events")
     assert 0 < len(evs) <= 200
     assert [e["last_seen"] for e in evs] == sorted(e["last_seen"] for e in evs)

@@ -46,7 +46,6 @@ def scen(warm, changes):
         service="emailservice",
         kind="image",
         title="bump",
-        author="x",
         files=[],
         diff="",
         image_tag="v9.9.9",

@@ -8,6 +8,7 @@ import pytest
 from sre_gym.sim import pods as P
 
 INF = np.inf
+PULL_S = 0.0  # scheduling, pull and container creation (the cluster sets it; 0 here)
 
 
 class Kubelet:
@@ -22,13 +23,19 @@ class Kubelet:
             "prof_leak": np.array([float(prof.get("leak", 0.0))]),
             "prof_mem_limit": np.array([float(prof.get("mem_limit", 100.0))]),
             "dep_mem_base": np.array([float(prof.get("mem_base", 50.0))]),
-            "dep_startup": np.array([float(prof.get("startup", 5.0))]),
+            # the process boots in `startup` s; a probe every second from the start marks it ready
+            "dep_boot": np.array([float(prof.get("startup", 5.0))]),
+            "dep_probed": np.array([True]),
+            "dep_probe_delay": np.array([0.0]),
+            "dep_probe_period": np.array([1.0]),
         }
         self.node_ready = np.array([True, True, False])  # last entry: "no node"
         self.node_down = np.array([INF, INF, INF])
 
     def add(self, name: str = "pod-a", t: float = 0.0, node: int = 0) -> int:
-        return self.pods.add(name, 0, 1, 0, node, t)
+        r = self.pods.add(name, 0, 1, 0, node, t)
+        self.pods.start_at[r] = t + PULL_S  # scheduled, image pulled, container created
+        return r
 
     def at(self, t: float) -> dict[str, np.ndarray]:
         return P.lifecycle(
@@ -54,10 +61,11 @@ def test_table_add_grow_and_lookup():
     assert np.isnan(p.started[:9]).all()
     assert p.index_of("p4") == 4 and p.index_of("zz") is None
     v = p.version
-    p.terminate(4, 100.0)
-    assert p.version == v + 1 and p.state[4] == P.TERMINATING and p.deleted_at[4] == 100.0
+    p.terminate(4, 100.0)  # out of the endpoints now, gone when the process has exited
+    assert p.version == v + 1 and p.state[4] == P.TERMINATING
+    assert p.deleted_at[4] == 100.0 + P.SHUTDOWN_S and not p.ready[4]
     p.terminate(4, 200.0)  # idempotent
-    assert p.deleted_at[4] == 100.0 and p.version == v + 1
+    assert p.deleted_at[4] == 100.0 + P.SHUTDOWN_S and p.version == v + 1
     assert 4 not in p.live().tolist() and len(p.live()) == 8
     assert p.index_of("p4") == 4  # still exists while terminating
 
@@ -76,16 +84,36 @@ def test_start_then_ready_after_startup():
     r = k.add(t=0.0)
     ch = k.at(0)
     assert ch["started"].tolist() == [r]
-    assert k.pods.state[r] == P.RUNNING and k.pods.started[r] == P.IMAGE_PULL_S
+    assert k.pods.state[r] == P.RUNNING and k.pods.started[r] == PULL_S
     ready_at = []
     for t in range(1, 12):
         ch = k.at(t)
         if k.pods.ready[r]:
             ready_at.append(t)
-        if t == 7:
+        if t == 5:
             assert ch["became_ready"].tolist() == [r]
-    # up = t - 2 s (image pull); ready once up >= startup (5 s)
-    assert ready_at == list(range(7, 12))
+    # booted after 5 s; the probe (every second from the start) passes at its first run after
+    assert ready_at == list(range(5, 12))
+
+
+def test_start_waits_for_the_pull_and_ready_for_the_probe_run():
+    """A pod starts at ``start_at``; with initialDelaySeconds 10 and periodSeconds 15 a process
+    that boots in 12 s is ready at the probe run of 25 s after the start."""
+    k = Kubelet(startup=12)
+    k.arrays["dep_probe_delay"] = np.array([10.0])
+    k.arrays["dep_probe_period"] = np.array([15.0])
+    r = k.add(t=0.0)
+    k.pods.start_at[r] = 8.0  # an 8 s pull
+    k.at(5)
+    assert k.pods.state[r] == P.PENDING
+    ready = [t for t in range(8, 60) if (k.at(t), bool(k.pods.ready[r]))[1]]
+    assert k.pods.started[r] == 8.0 and ready[0] == 8 + 25
+    # without a probe the pod is ready when its container starts, booted or not
+    k2 = Kubelet(startup=12)
+    k2.arrays["dep_probed"] = np.array([False])
+    r2 = k2.add(t=0.0)
+    k2.at(0)
+    assert k2.pods.ready[r2]
 
 
 def test_failing_readiness_probe_never_gets_ready():
@@ -97,7 +125,7 @@ def test_failing_readiness_probe_never_gets_ready():
         fails.append(r in ch["probe_fail"])
         assert not k.pods.ready[r]
     assert k.pods.state[r] == P.RUNNING
-    assert fails == [False, False, True, True, True, True]  # reported once past startup
+    assert fails == [True] * 6  # reported from the probe's first run (no initial delay here)
 
 
 def test_pod_on_no_node_stays_pending():
@@ -124,7 +152,7 @@ def test_crash_loop_backoff_doubles_to_the_cap():
     delays = [b - a for a, b in zip(crashes, resumes, strict=False)]
     assert delays[:7] == [10, 20, 40, 80, 160, 300, 300]
     assert set(delays[5:]) == {P.BACKOFF_CAP_S}
-    assert crashes[0] == 2 + 5  # image pull, then 5 s of running
+    assert crashes[0] == PULL_S + 5  # started, then 5 s of running
     assert all(c - r_ == 5 for r_, c in zip(resumes, crashes[1:], strict=False))
     assert k.pods.restarts[r] == len(crashes)
     assert k.pods.last_term_at[r] == crashes[-1]
@@ -155,12 +183,12 @@ def test_oom_kill_when_memory_exceeds_the_limit():
         if r in ch["oom"]:
             oom_at = t
             break
-        up = t - 2.0
+        up = t - PULL_S
         if up > 0:
             warm = min(1.0, 0.6 + 0.4 * up / 60)
             assert k.pods.mem[r] == pytest.approx(50 * warm + up)
     assert oom_at is not None
-    up = oom_at - 2
+    up = oom_at - PULL_S
     assert 50 * min(1, 0.6 + 0.4 * up / 60) + up > 100
     assert 50 * min(1, 0.6 + 0.4 * (up - 1) / 60) + (up - 1) <= 100
     assert k.pods.last_term[r] == P.TERM_OOM and k.pods.state[r] == P.BACKOFF
@@ -218,14 +246,15 @@ def test_readiness_lost_after_node_grace_and_eviction_after_340s():
             ready_until = t
         if on_bad in ch["evicted"]:
             evicted_at = t
-            assert k.pods.state[on_bad] == P.TERMINATING and k.pods.deleted_at[on_bad] == t
+            assert k.pods.state[on_bad] == P.TERMINATING
+            assert k.pods.deleted_at[on_bad] == t + P.SHUTDOWN_S
             break
     assert ready_until == 100 + P.NODE_GRACE_S - 1
     assert evicted_at == 100 + P.EVICT_AFTER_S
     assert P.EVICT_AFTER_S == 340.0
     assert k.pods.state[on_good] == P.RUNNING and k.pods.ready[on_good]
-    # the evicted pod vanishes at the next step
-    ch = k.at(evicted_at + 1)
+    # the evicted pod vanishes once its shutdown time is over
+    ch = k.at(evicted_at + P.SHUTDOWN_S)
     assert on_bad in ch["gone"] and not k.pods.alive[on_bad]
 
 
@@ -234,15 +263,16 @@ def test_terminating_pods_vanish_at_their_deletion_time():
     a = k.add("a")
     b = k.add("b")
     k.at(0)
-    k.pods.terminate(a, 10.0)
+    k.pods.terminate(a, 10.0)  # its process exits SHUTDOWN_S later
+    gone_at = 10.0 + P.SHUTDOWN_S
     v = k.pods.version
-    ch = k.at(9.0)
+    ch = k.at(gone_at - 1)
     assert k.pods.alive[a] and a not in ch["gone"]
-    ch = k.at(10.0)
+    ch = k.at(gone_at)
     assert ch["gone"].tolist() == [a] and not k.pods.alive[a]
     assert k.pods.version > v
     assert k.pods.live().tolist() == [b]
-    ch = k.at(11.0)
+    ch = k.at(gone_at + 1)
     assert len(ch["gone"]) == 0  # reported once
 
 

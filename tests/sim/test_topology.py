@@ -98,9 +98,13 @@ def test_per_service_parameters(topo):
         assert topo.cpu_ms[i] == s.perf.cpu_ms_per_req
         assert topo.mem_base[i] == s.perf.mem_base_mi
         assert topo.sigma[i] == s.perf.sigma
-        assert topo.startup_s[i] == max(s.perf.startup_s, s.readiness.initial_delay_s)
-    assert topo.startup_s[topo.index["adservice"]] == 20
-    assert topo.startup_s[topo.index["frontend"]] == 10
+        run = app.startup_of(s.name)
+        assert (topo.warmup_s[i], topo.warmup_factor[i]) == (run.warmup_s, run.warmup_factor)
+    # JIT runtimes warm up longest: the JVM's adservice, then .NET, then Node.js
+    w = topo.warmup_s
+    assert (
+        w[topo.index["adservice"]] > w[topo.index["cartservice"]] > w[topo.index["currencyservice"]]
+    )
 
 
 def test_callee_addresses_and_ports(topo):

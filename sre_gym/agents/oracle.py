@@ -32,6 +32,7 @@ class OracleAgent(Agent):
     def reset(self) -> None:
         self.reported: dict[int, str] = {}  # injection index -> incident id
         self.acted: dict[int, float] = {}
+        self.reverted: set[int] = set()  # faults whose commit the oracle reverted in the head
         self.n_reports = 0
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
@@ -39,52 +40,84 @@ class OracleAgent(Agent):
         b = env.backend
         now = float(obs["time"])
         grace = env.scoring.attribution_grace_s
-        alerts = alerts_of(obs)
+        seen = [
+            (_ts(a["starts_at"]), a["id"], {e.lower() for e in alert_entities(a["labels"])})
+            for a in alerts_of(obs)
+        ]
         self.n_reports = len(env.toolbox.incidents)
         injections = sorted(b.ground_truth()["injections"], key=lambda i: i.end)
         calls: list[dict[str, Any]] = []
         budget = BUDGET_S
+
+        def spend(cs: list[dict[str, Any]]) -> bool:
+            nonlocal budget
+            cost = sum(TOOLS[c["tool"]].duration_s for c in cs)
+            if not cs or cost > budget:
+                return False
+            calls.extend(cs)
+            budget -= cost
+            return True
+
+        # reports first (a remedy must cite one), then the remedies that relieve at once, most
+        # urgent first, then the reverts that keep a defect from coming back with the next build
+        due: list[Any] = []
         for inj in injections:
             if inj.start > now:
                 continue
             scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
-            mine = [
-                a["id"]
-                for a in alerts
-                if inj.start <= _ts(a["starts_at"]) <= inj.end + grace
-                and scope & {e.lower() for e in alert_entities(a["labels"])}
-            ]
+            mine = [i for t, i, ents in seen if inj.start <= t <= inj.end + grace and scope & ents]
             if inj.index not in self.reported:
-                if not mine or budget < TOOLS["report_incident"].duration_s:
+                if not mine:
+                    continue
+                iid = f"INC-{self.n_reports + 1:04d}"
+                report = call(
+                    "report_incident",
+                    alert_ids=mine,
+                    root_cause_services=list(inj.culprits),
+                    artifact=inj.artifacts[0],
+                    summary=f"{inj.fault.category} fault on {inj.fault.target}",
+                )
+                if not spend([report]):
                     continue
                 self.n_reports += 1
-                iid = f"INC-{self.n_reports:04d}"
                 self.reported[inj.index] = iid
-                calls.append(
-                    call(
-                        "report_incident",
-                        alert_ids=mine,
-                        root_cause_services=list(inj.culprits),
-                        artifact=inj.artifacts[0],
-                        summary=f"{inj.fault.category} fault on {inj.fault.target}",
-                    )
-                )
-                budget -= TOOLS["report_incident"].duration_s
-            if (
-                now >= inj.end
-                or inj.index in self.acted
-                and now - self.acted[inj.index] < RETRY_AFTER_S
-            ):
+            if now < inj.end:
+                due.append(inj)
+        for inj in due:
+            if inj.index in self.acted and now - self.acted[inj.index] < RETRY_AFTER_S:
                 continue
             if inj.index in self.acted and not b.injector.present(inj) and _healthy(b, inj):
                 continue
-            remedy = self._remedy(inj, self.reported[inj.index])
-            cost = sum(TOOLS[c["tool"]].duration_s for c in remedy)
-            if remedy and cost <= budget:
-                calls += remedy
-                budget -= cost
+            if spend(self._remedy(inj, self.reported[inj.index])):
                 self.acted[inj.index] = now
+        for inj in due:
+            revert = self._revert(inj, self.reported[inj.index], now)
+            if revert and spend(revert):
+                self.reverted.add(inj.index)
         return calls
+
+    def _revert(self, inj, iid: str, now: float) -> list[dict[str, Any]]:
+        """``submit_patch revert=`` for a code fault whose defect is still in the repository head,
+        when an ordinary code deploy of the service will build from that head before the fault's
+        revert (the rollback alone would then be undone)."""
+        b = self.env.backend
+        ch = inj.detail.get("change")
+        pipe = b.cluster.pipeline
+        if ch is None or ch.kind != "code" or pipe is None or inj.index in self.reverted:
+            return []
+        if pipe.defect(ch.service)[1] is not ch or inj.index not in self.acted:
+            return []
+        changes = b.injector.changes
+        ep0 = b.episode_start
+        later = any(
+            now <= ep0 + d.time < inj.end
+            and changes[d.change_id].service == ch.service
+            and changes[d.change_id].kind == "code"
+            for d in b.schedule.deploys
+        )
+        if not later:
+            return []
+        return [call("submit_patch", service=inj.fault.target, revert=inj.commit, incident_id=iid)]
 
     def _remedy(self, inj, iid: str) -> list[dict[str, Any]]:
         b = self.env.backend
@@ -108,19 +141,9 @@ class OracleAgent(Agent):
             ] + ([call("restart", deployment=f.target, incident_id=iid)] if again else [])
         if kind in ("rollback", "patch_config"):
             rev = _good_revision(b, inj)
-            out = []
-            if rev is not None:
-                out.append(call("rollback", deployment=f.target, to_revision=rev, incident_id=iid))
-            ch = d.get("change")
-            pipe = b.cluster.pipeline
-            # the rollback relieves at once; the revert takes the defect out of the repository
-            # head, so the next build (any deploy of the service) does not bring it back
-            in_head = ch is not None and pipe is not None and pipe.defect(ch.service)[1] is ch
-            if in_head and ch.kind == "code":
-                out.append(
-                    call("submit_patch", service=f.target, revert=inj.commit, incident_id=iid)
-                )
-            return out
+            if rev is None:
+                return []
+            return [call("rollback", deployment=f.target, to_revision=rev, incident_id=iid)]
         if kind == "raise_cpu_limit":  # give the pods headroom over what the chaos burns
             cores = max(3 * d["amount"], 0.1)
             return [

@@ -477,7 +477,8 @@ class Injector:
             health = self._health(tick, out)
             for inj in live:
                 self.probe[inj.index, tick] = health(inj)
-                if t < inj.end:
+                # (a persistence fork keeps the fault past its end: its artifact is still read)
+                if t < inj.end or not self.cl.recording:
                     self.artifact[inj.index, tick] = int(self.present(inj))
         self.window.push(out, self.cl.topo.sigma)
         if live:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import SimError
 
 if TYPE_CHECKING:
@@ -95,6 +96,29 @@ class PersistenceChecker:
             else:
                 del self.watches[idx]
 
+    @staticmethod
+    def _settle_s(cl, target: str) -> float:
+        """How long a restart of ``target`` takes to settle: a new pod created, its image pulled
+        (on a node that may lack it), booted and ready, warmed up, and one SLI window after."""
+        from sre_gym.orchestrator.injector import WINDOW_TICKS  # (it imports this module)
+
+        dep = cl.world.deployment(target)
+        if dep is None:
+            return 0.0
+        app = cl.topo.app
+        run = app.startup_of(target)
+        i = dep.index
+        start = P.SCHEDULE_S + app.pull.overhead_s + run.image_mb / app.pull.mb_s + P.CREATE_S
+        ready = P.ready_at(
+            np.array([start]),
+            cl.dep_boot[[i]],
+            cl.dep_probed[[i]],
+            cl.dep_probe_delay[[i]],
+            cl.dep_probe_period[[i]],
+        )[0]
+        serving = max(float(ready), start + run.boot_s)
+        return serving * max(1, dep.replicas) + run.warmup_s + WINDOW_TICKS * cl.tick_s
+
     def _healthy(self, idx: int, tick: int, w: Watch) -> bool:
         if w.artifact_route:
             return self.inj.artifact[idx, tick] == 0
@@ -107,11 +131,12 @@ class PersistenceChecker:
         fork.persistence.enabled = False
 
         # the question is whether this repair persists, not what the next fault does: no new
-        # injections or deploys in the fork (faults already active keep going and revert on time)
-        # and the fault is not reverted in the fork: the repair alone must keep it healthy
+        # injections, deploys or benign disturbances in the fork (what is under way goes on and
+        # ends on time) and the fault is not reverted in the fork: the repair alone must keep it
+        # healthy
         def keep(a) -> bool:
             fn = getattr(a[2], "func", a[2])
-            if fn.__name__ in ("_inject", "_deploy"):
+            if fn.__name__ in ("_inject", "_deploy", "_start"):
                 return False
             return not (fn.__name__ == "_revert" and a[2].args == (inj.index,))
 
@@ -130,9 +155,12 @@ class PersistenceChecker:
                 pods = fork_cl.set_pod_condition(callee, "delay", TRIGGER_BLIP_MS, t)
                 fork_cl.at(t + TRIGGER_BLIP_S, _Clear(fork_cl, pods))
                 kind = "restart+trigger" if kind == "restart" else "trigger"
-        until = t + self.persistence_s
+        # the restarted pods must come up and warm up, and the probe's window clear, before the
+        # repair is judged: a restart's own blip is not a relapse
+        settle = self._settle_s(fork_cl, f.target) if kind != "none" else 0.0
+        until = t + settle + self.persistence_s
         fork_cl.advance_to(until)
-        k0 = cl.tick  # the fork continues from the next tick
+        k0 = max(cl.tick, int(math.ceil((t + settle - cl.t0) / cl.tick_s)))
         k1 = int(math.floor((until - cl.t0) / cl.tick_s))
         row = fork.artifact[inj.index] if w.artifact_route else fork.probe[inj.index]
         want = 0 if w.artifact_route else 1
@@ -148,6 +176,7 @@ class PersistenceChecker:
                 "target": f.target,
                 "intervention_t": w.intervention_t,
                 "recovered_at": cl.time_of_tick(w.recovered_k),
+                "settled_at": t + settle,
                 "window_end": until,
                 "route": "artifact" if w.artifact_route else "probe",
                 "outcome": "relapsed" if relapsed_at is not None else "held",

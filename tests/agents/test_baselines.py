@@ -25,7 +25,7 @@ def test_oracle_is_the_upper_bound(episode, app, seed):
     assert card["marathon_score"] >= 90.0
     assert card["forbidden_attempts"] == 0
     assert sum(card["outcomes"].values()) == card["n_faults"]
-    assert card["outcomes"]["handled"] >= 0.9 * card["n_faults"]
+    assert card["outcomes"]["handled"] >= 0.85 * card["n_faults"]
 
 
 @pytest.mark.parametrize("app,seed", CASES)

@@ -33,6 +33,7 @@ class OracleAgent(Agent):
         self.reported: dict[int, str] = {}  # injection index -> incident id
         self.acted: dict[int, float] = {}
         self.reverted: set[int] = set()  # faults whose commit the oracle reverted in the head
+        self.unlinked: set[int] = set()  # reported on a pending alert, which is not in it yet
         self.n_reports = 0
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
@@ -43,6 +44,13 @@ class OracleAgent(Agent):
         seen = [
             (_ts(a["starts_at"]), a["id"], {e.lower() for e in alert_entities(a["labels"])})
             for a in alerts_of(obs)
+        ]
+        # alerts whose condition holds but whose `for:` has not run out yet (ground truth: no
+        # agent sees them); the oracle acts on them and adds the alert once it fires
+        pending = [
+            (a["active_at"], {e.lower() for e in alert_entities(a["labels"])})
+            for a in b.alert_engine.active_alerts()
+            if a["state"] == "pending"
         ]
         self.n_reports = len(env.toolbox.incidents)
         injections = sorted(b.ground_truth()["injections"], key=lambda i: i.end)
@@ -66,9 +74,18 @@ class OracleAgent(Agent):
                 continue
             scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
             mine = [i for t, i, ents in seen if inj.start <= t <= inj.end + grace and scope & ents]
+            if inj.index in self.unlinked and mine:  # the alert it acted early on fired
+                add = call(
+                    "update_incident", incident_id=self.reported[inj.index], add_alert_ids=mine
+                )
+                if spend([add]):
+                    self.unlinked.discard(inj.index)
             if inj.index not in self.reported:
-                if not mine:
+                early = not mine and any(inj.start <= t and scope & ents for t, ents in pending)
+                if not mine and not early:
                     continue
+                if early:
+                    self.unlinked.add(inj.index)
                 iid = f"INC-{self.n_reports + 1:04d}"
                 report = call(
                     "report_incident",

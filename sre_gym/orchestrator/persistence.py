@@ -120,9 +120,10 @@ class PersistenceChecker:
         return serving * max(1, dep.replicas) + run.warmup_s + WINDOW_TICKS * cl.tick_s
 
     def _healthy(self, idx: int, tick: int, w: Watch) -> bool:
-        if w.artifact_route:
-            return self.inj.artifact[idx, tick] == 0
-        return self.inj.probe[idx, tick] == 1
+        # on the artifact route the probe must stay healthy too: removing the artifact by taking
+        # the service away (scaled to zero, its only pod deleted) repairs nothing
+        ok = self.inj.probe[idx, tick] == 1
+        return ok and self.inj.artifact[idx, tick] == 0 if w.artifact_route else ok
 
     def _challenge(self, inj: Injection, w: Watch, t: float) -> None:
         cl = self.inj.cl
@@ -162,10 +163,10 @@ class PersistenceChecker:
         fork_cl.advance_to(until)
         k0 = max(cl.tick, int(math.ceil((t + settle - cl.t0) / cl.tick_s)))
         k1 = int(math.floor((until - cl.t0) / cl.tick_s))
-        row = fork.artifact[inj.index] if w.artifact_route else fork.probe[inj.index]
-        want = 0 if w.artifact_route else 1
-        seg = row[k0 : k1 + 1]
-        bad = np.nonzero(seg != want)[0]
+        healthy = fork.probe[inj.index, k0 : k1 + 1] == 1
+        if w.artifact_route:
+            healthy &= fork.artifact[inj.index, k0 : k1 + 1] == 0
+        bad = np.nonzero(~healthy)[0]
         relapsed_at = cl.time_of_tick(k0 + int(bad[0])) if len(bad) else None
         self.inj.records.append(
             {

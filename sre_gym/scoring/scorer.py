@@ -8,8 +8,8 @@ Per injected fault f, in order:
   one of f's artifact aliases (a commit may be given by any prefix of 7 or more hex digits), set
   before f's revert;
 - repaired: an executed intervention that cites the matched incident and acts on f's scope, after
-  which f's symptom probe is healthy and stays healthy for the hold period, all before the revert (or,
-  if the probe never failed, the artifact is gone before the revert).
+  which f's symptom probe is healthy and stays healthy for the hold period, all before the revert (and,
+  if the probe never failed, the artifact is gone for that period too).
 Credit(f) = w_c*C + w_l*C*L + w_r*C*L*R; Marathon-Score = 100 * mean credit over every scheduled fault
 minus the penalty per blocked forbidden operation. Scoring evidence cut at time t gives the score as
 of t, so per-step rewards (score differences) sum to the final score.
@@ -353,8 +353,8 @@ class _Repairs:
     def time(self, f: dict, xs: list[dict], scope: set[str]) -> float | None:
         """When f recovered after the first fitting intervention in ``xs`` whose repair held.
 
-        The recovery must hold (probe healthy for the hold period, or, if the probe never failed,
-        the artifact gone) before the revert, and the orchestrator's persistence challenge after the
+        The recovery must hold (probe healthy for the hold period and, if the probe never failed,
+        the artifact gone for it) before the revert, and the orchestrator's persistence challenge after the
         hold (a restart of the service, a re-fired trigger) must have found it still holding.
         """
         if self.probe is None:
@@ -373,12 +373,11 @@ class _Repairs:
                 r = int(round((c["recovered_at"] - self.t0) / self.tick_s))
                 if r < k or r + hold >= end_k or r + hold > self.cut_tick:
                     continue
-                if c["route"] == "artifact":
-                    ok = (self.artifact[i, r : r + hold + 1] == 0).all() and (
+                ok = (self.probe[i, r : r + hold + 1] == 1).all()
+                if c["route"] == "artifact":  # and the probe had never failed before it
+                    ok &= (self.artifact[i, r : r + hold + 1] == 0).all() and (
                         self.probe[i, start_k:k] == 1
                     ).all()
-                else:
-                    ok = (self.probe[i, r : r + hold + 1] == 1).all()
                 if ok and not self._undone(f, i, end_k):
                     return c["recovered_at"]
         return None

@@ -895,7 +895,7 @@ class SimCluster:
         A code change is committed to the service's repository head and the image is built from
         the head (so it carries any defect the head holds); a config change edits the manifest and
         the pod template; an image change deploys a tag, which pulls only if the registry has it
-        (``published_tags``). ``revert_of`` is the sha of the commit this one reverts
+        (``published_tags``: the team's rebuilds of the head, carrying its defect). ``revert_of`` is the sha of the commit this one reverts
         (``git revert`` on the head).
         """
         dep = self._dep(change.service)
@@ -925,7 +925,12 @@ class SimCluster:
             elif change.kind == "image":
                 image = f"{repo}:{change.image_tag}"
                 if change.image_tag in self.published_tags.get(change.service, ()):
-                    self.world.images.setdefault(image, Image(image, change.service, None, None))
+                    # the team's tag is a rebuild of the head (a new base image, a toolchain
+                    # bump): it carries whatever defect the head holds
+                    defect, carrier = (
+                        self.pipeline.defect(change.service) if tracked else (None, None)
+                    )
+                    self.world.images[image] = Image(image, change.service, sha, defect, carrier)
                 tpl = replace(tpl, image=image)
             else:
                 image = tpl.image

@@ -44,6 +44,7 @@ from sre_gym.sim.source_trees import (
     run_unit_tests,
     service_meta,
     services_with_trees,
+    with_env,
 )
 
 StageName = Literal["apply", "lint", "unit-tests", "build"]
@@ -161,22 +162,46 @@ class Pipeline:
         svc = change.service
         head = self.head(svc)
         try:
-            new, _ = apply_diff(head, change.diff)
-            diff = change.diff
+            if not change.diff.strip():  # a retag, or settings kept outside the repository
+                new, diff = head, ""
+            else:
+                new, _ = apply_diff(head, change.diff)
+                diff = change.diff
         except PatchError:
             try:
                 new = merge_diff(head, change.diff, base_tree(self.app, svc))
                 diff = tree_diff(head, new)
             except PatchError:
-                # the head moved on the same lines (an agent's patch; the corpus never conflicts
-                # with itself): the change is built on its base tree, dropping what it clashes with
-                new = apply_diff(base_tree(self.app, svc), change.diff)[0]
+                # a settings change is an edit of the settings, wherever they stand; otherwise the
+                # head moved on the same lines (an agent's patch; the corpus never conflicts with
+                # itself) and the change is built on its base tree, dropping what it clashes with
+                new = self._set_env(change, head)
+                if new is None:
+                    new = apply_diff(base_tree(self.app, svc), change.diff)[0]
                 diff = tree_diff(head, new)
         self._commits[sha] = (svc, head, diff if new != head else "", change)
         self._head[svc] = new
         if change.defect is not None:
             self._carried.setdefault(svc, []).append(change)
         return diff
+
+    @staticmethod
+    def env_only(change: Change) -> bool:
+        """Does the change only set env vars in the service's manifest (so that it can be
+        re-applied to any head as the settings edit it is)?"""
+        return (
+            change.kind == "config"
+            and bool(change.env)
+            and not (change.resources or change.flags or change.readiness_port)
+            and change.files == [manifest_path(change.service)]
+        )
+
+    def _set_env(self, change: Change, head: Tree) -> dict[str, str] | None:
+        if not self.env_only(change):
+            return None
+        path = manifest_path(change.service)
+        text = with_env(head.get(path, ""), change.env)
+        return None if text is None else {**head, path: text}
 
     def revert_diff(self, sha: str) -> str:
         """The diff that reverts commit ``sha`` on its service's head as it stands now (merged

@@ -191,3 +191,41 @@ def manifest_settings(tree: Tree, service: str) -> dict:
             "readiness_port": port,
         }
     return {}
+
+
+def with_env(text: str, env: Mapping[str, str]) -> str | None:
+    """The manifest ``text`` with its first container's env vars set to ``env`` (a changed value in
+    place, a new variable appended to the list), or None if it has no env list to edit. The edit
+    ``kubectl set env`` or a GitOps tool would make, whatever else changed in the file since."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == "env:"), None)
+    if start is None:
+        return None
+    base = len(lines[start]) - len(lines[start].lstrip())
+    end = start + 1
+    while end < len(lines) and (
+        not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > base
+    ):
+        end += 1
+    block = lines[start + 1 : end]
+    item = next((ln for ln in block if ln.lstrip().startswith("- name:")), None)
+    if item is None:
+        return None
+    pad = " " * (len(item) - len(item.lstrip()))
+    for key, value in env.items():
+        quoted = '"' + str(value).replace('"', '\\"') + '"'
+        at = next(
+            (
+                j
+                for j, ln in enumerate(block)
+                if ln.strip() in (f"- name: {key}", f'- name: "{key}"')
+            ),
+            None,
+        )
+        if at is not None and at + 1 < len(block) and block[at + 1].strip().startswith("value:"):
+            block[at + 1] = f"{pad}  value: {quoted}"
+        else:
+            while block and not block[-1].strip():
+                block.pop()
+            block += [f"{pad}- name: {key}", f"{pad}  value: {quoted}"]
+    return "\n".join([*lines[: start + 1], *block, *lines[end:]])

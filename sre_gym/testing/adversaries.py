@@ -281,13 +281,17 @@ class RevertChaser(_Learner):
     def reset(self) -> None:
         super().reset()
         self.claimed: set[str] = set()
+        self.seen: dict[str, dict[str, Any]] = {}  # every change listed so far, by sha
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
         self.learn(obs)
         b = _Budget()
-        # the last 20 minutes cover a window (at most 12) and keep the result under the size cut
-        b.add(call("list_changes", since_s=1200, limit=200))
-        changes = _result_of(obs, "list_changes", key="sha") or []
+        # the changes since the last invocation (with some overlap) keep the result under the size
+        # cut even in a busy stream; the ones listed before are remembered
+        b.add(call("list_changes", since_s=300, limit=200))
+        for c in _result_of(obs, "list_changes", key="sha") or []:
+            self.seen[c["sha"]] = c
+        changes = sorted(self.seen.values(), key=lambda c: c["time"], reverse=True)
         alerts = alerts_of(obs)
         for rev in changes:
             title = str(rev.get("title", ""))
@@ -371,6 +375,9 @@ class DestructiveOracle(OracleAgent):
             for d in self.env.backend.cluster.world.deployments
             if d.name not in BENCHMARK_WORKLOADS
         ]
+
+    def _revert(self, inj: Any, iid: str, now: float) -> list[dict[str, Any]]:
+        return []  # no real repair of any kind: only the destructive action
 
     def _remedy(self, inj: Any, iid: str) -> list[dict[str, Any]]:
         if self.action != "scale_to_zero":

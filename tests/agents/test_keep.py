@@ -294,7 +294,10 @@ def test_keep_beats_runbook_and_stays_below_the_oracle(episode, seed):
     runbook = episode("runbook", seed)["info"]["scorecard"]
     oracle = episode("oracle", seed)["info"]["scorecard"]
     assert runbook["marathon_score"] < keep["marathon_score"] < oracle["marathon_score"]
-    assert keep["localization"] > 0.5 and keep["repair"] > 0.3
+    # in a world where benign deploys outnumber faulty ones and recoveries take real rollouts,
+    # keep's cues still localize and repair well above the runbook's
+    assert keep["localization"] > max(0.35, runbook["localization"])
+    assert keep["repair"] > max(0.1, runbook["repair"])
     assert keep["forbidden_attempts"] == 0
 
 

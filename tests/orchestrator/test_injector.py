@@ -114,7 +114,7 @@ def test_probe_fails_in_the_window_and_recovers_after_the_revert(alone, fid):
     assert (after[recovered:] == 1).all(), f"{fid}: relapsed"
     # a revert that rolls out new pods waits for them (a pull, the boot, the readiness probe);
     # then the probe's one-minute window, read one scrape late, has to clear
-    i = cl.topo.index[f.probe.service] if f.probe.service in cl.topo.index else None
+    i = cl.topo.index.get(f.probe.service)
     # a rolling update replaces the pods one at a time (an autoscaler may have added some)
     come_up = 0.0 if i is None else (_come_up_s(cl, i) + TICK_S) * max(1, len(at_revert))
     window = (WINDOW_TICKS + 2) * TICK_S

@@ -500,6 +500,20 @@ def test_deploy_change_kinds(cl, changes):
     ]
 
 
+def test_a_rebuild_tag_of_the_head_keeps_its_defect(cl, changes):
+    """The team's rebuilt tag (a new base image) is built from the head: a committed defect stays
+    in it until it is reverted."""
+    bad = cl.deploy_change(changes["payment-expiry-check"], "a" * 40, cl.now + 1)
+    rebuild = cl.deploy_change(changes["payment-image-r1"], "b" * 40, cl.now + 1)
+    assert rebuild.image.endswith("paymentservice:v0.10.6-r1")
+    img = cl.world.images[rebuild.image]
+    assert img.defect is not None and img.defect.error_rate == 0.35
+    assert img.change.id == "payment-expiry-check"
+    cl.deploy_change(changes["payment-expiry-check"], "c" * 40, cl.now + 1, revert_of=bad.sha)
+    again = cl.deploy_change(changes["payment-image-r1"], "d" * 40, cl.now + 1)
+    assert cl.world.images[again.image].defect is None
+
+
 def test_unknown_service_change_is_refused(cl):
     ch = Change(id="x", service="web", kind="code", title="t", files=[], diff="")
     before = _state(cl)

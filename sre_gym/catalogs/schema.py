@@ -32,8 +32,9 @@ def parse_mem(q: str) -> float:
     return {"Ki": v / 1024, "Mi": v, "Gi": v * 1024}[m.group(2)]
 
 
-# workloads outside the request path: the load generator, infrastructure (flagd) and side jobs
-# (batch jobs, exporters) that run in the namespace but serve no user request
+# workloads outside the request path: the load generator, infrastructure (flagd) and side workloads
+# (kind batch: batch jobs, exporters, a trace store) that run in the namespace but serve no user
+# request
 NOT_SERVING = ("loadgen", "infra", "batch")
 
 
@@ -225,6 +226,12 @@ class External(Strict):
     service: str
     host: str
     what: str
+    # a failing call to an outside API mostly times out rather than failing fast, so a flaky spell
+    # shows in latency as well as errors; 2 s is a common client deadline for such calls (a
+    # judgement, as the externals themselves are the catalog's own)
+    timeout_ms: int = Field(
+        2000, gt=0, le=60_000, description="the caller's deadline: a failed call waits this long"
+    )
 
 
 class Autoscaler(Strict):

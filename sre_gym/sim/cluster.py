@@ -168,6 +168,7 @@ class SimCluster:
         self.load_factor = 1.0
         self.background_error = 0.0
         self.outside_err = np.zeros(topo.n)
+        self.outside_lat = np.zeros(topo.n)  # ms added by calls to a failing third party
         self.outside_msg = np.zeros(topo.n, dtype=np.int16)
         self.hpas = autoscaler.build(self)
         # runtime conditions that select a deployment's pods by label: every new pod gets them
@@ -383,7 +384,7 @@ class SimCluster:
                 prof_hold=self.prof_hold,
                 blocked=blocked,
                 svc_err=1.0 - (1.0 - fx.err) * (1.0 - self.outside_err),
-                svc_lat=fx.lat,
+                svc_lat=fx.lat + self.outside_lat,
                 svc_hog=fx.hog,
                 svc_broken=fx.broken,
                 n_zones=len(self.zone_names),
@@ -794,18 +795,22 @@ class SimCluster:
         getattr(self.pods, field)[rows] = value
         return [self.pods.names[r] for r in rows]
 
-    def third_party(self, service: str, delta: float, what: str, t: float) -> None:
+    def third_party(
+        self, service: str, delta: float, what: str, t: float, timeout_ms: float = 0.0
+    ) -> None:
         """A third party the service calls starts (``delta`` > 0) or stops failing that share of
-        its requests; ``what`` names it in the service's error logs."""
+        its requests; ``what`` names it in the service's error logs. A failed call waits out the
+        caller's ``timeout_ms`` first, which the service's mean latency carries."""
         i = self.topo.index[service]
         self.outside_err[i] = min(max(self.outside_err[i] + delta, 0.0), 1.0)
+        self.outside_lat[i] = max(self.outside_lat[i] + delta * timeout_ms, 0.0)
         if delta > 0:
             msg = f"upstream {what} timed out: context deadline exceeded"
             if msg not in self.log_messages:
                 self.log_messages.append(msg)
             self.outside_msg[i] = self.log_messages.index(msg)
         elif self.outside_err[i] <= 1e-9:
-            self.outside_err[i], self.outside_msg[i] = 0.0, 0
+            self.outside_err[i], self.outside_msg[i], self.outside_lat[i] = 0.0, 0, 0.0
 
     def attach_condition(self, dep_name: str, field: str, value: float, t: float) -> list[str]:
         """Set a runtime condition on a deployment's pods by selector: on every live pod now and on

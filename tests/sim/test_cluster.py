@@ -353,6 +353,22 @@ def test_patch_effects_reach_the_dynamics(cl):
     assert cl.rec_served[cl.tick - 1, i] > 0
 
 
+def test_a_flaky_third_party_fails_calls_after_their_deadline(cl):
+    """Calls to a failing outside API time out: the service's errors and its latency rise together
+    (the share that fails times the deadline), and both return when the spell ends."""
+    i = cl.topo.index["paymentservice"]
+    cl.advance_to(cl.now + 60)
+    err0, lat0 = cl.rec_own_err[cl.tick - 1, i], cl.rec_lat[cl.tick - 1, i]
+    cl.third_party("paymentservice", 0.2, "card processor api.x", cl.now + 1, 2000)
+    cl.advance_to(cl.now + 60)
+    assert cl.rec_own_err[cl.tick - 1, i] > err0 + 0.15
+    assert cl.rec_lat[cl.tick - 1, i] > lat0 + 300
+    cl.third_party("paymentservice", -0.2, "", cl.now + 1, 2000)
+    cl.advance_to(cl.now + 60)
+    assert cl.outside_lat[i] == 0.0 and cl.outside_err[i] == 0.0
+    assert cl.rec_lat[cl.tick - 1, i] < lat0 + 50
+
+
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [

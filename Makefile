@@ -39,9 +39,9 @@ lint: $(FULL)
 # has only loopback, because Ray binds every interface it can see. Without `unshare -n` they fail CI
 # (CI=true; CI runs as root) and are skipped locally with the reason printed.
 RAY_ENV := RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
-# the core suite runs in one worker per core (pytest-xdist), each test module on one worker so that
+# the core suite runs in one worker per CPU (pytest-xdist "auto"), each test module on one worker so that
 # the episodes a module caches are simulated once
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= auto
 test: lint
 	-$(MAKE) --no-print-directory prometheus
 	$(BIN)/python -m pytest -m "not ray" -n $(TEST_WORKERS) --dist loadfile

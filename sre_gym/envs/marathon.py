@@ -253,6 +253,17 @@ class SREMarathonEnv(gym.Env):
     `step(action)` is `begin_invocation()`, `call(c)` for each call, then `end_invocation()`. The
     wrappers use the three directly to run one call at a time inside the current invocation without
     re-running anything; `budget_left` says how much of the 110 s remains.
+
+    ## Version History
+
+    * v0, release `sre-marathon-r2`: an open, slow, honest world. Rollouts take the catalog's
+      scheduling, pull, boot, probe and warm-up times; symptom probes read one-minute windows a
+      scrape late; selector chaos re-attaches to replacement pods; benign anomalies (third-party
+      timeouts, side-workload OOMs, manual edits, node flaps, surges, HPA scaling) arrive with no
+      fault behind them; deploys fail at a 15 % change-failure rate with per-episode titles and HEAD
+      builds that keep defects; evaluation mode seals the schedule and holds rewards back. Every
+      score of `sre-marathon-r1` changes.
+    * v0, release `sre-marathon-r1`: first release.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}

@@ -142,7 +142,12 @@ class Injector:
         for i, d in enumerate(self.sched.deploys):
             out.append((d.time, f"deploy:{i}", self.changes[d.change_id]))
         cat = load_catalog(self.sched.app, include_quarantined=True)
-        return present(cat, self.cl.streams, out)
+        shown = present(cat, self.cl.streams, out)
+        # a revert shows as git words it, from the reverted deploy's title; only its author is drawn
+        for key in [k for k in shown if k.startswith("revert:")]:
+            fault = shown[f"fault:{key[7:]}"]
+            shown[key] = Presentation(f'Revert "{fault.title}"', shown[key].author)
+        return shown
 
     # ------------------------------------------------------------------ inject / revert
     def _sha(self, *parts: object) -> str:
@@ -395,7 +400,7 @@ class Injector:
         before = inj.detail["before"]
         sha = self._sha("revert", inj.index)
         shown = self.shown[f"revert:{inj.index}"]
-        title = f'Revert "{inj.detail["record"].title}"'
+        title = shown.title
         tracked = cl.pipeline is not None and ch.service in cl.pipeline_services
         if ch.flags:
             defaults = {f.name: f.default for f in cl.topo.app.flags}
@@ -500,7 +505,13 @@ class Injector:
         stuck = (state == BACKOFF) | (state == IMAGE_WAIT)
         unsettled = stuck | ((p.restarts[live] > 0) & (t - p.last_term_at[live] < RESTART_QUIET_S))
         bad = np.bincount(p.dep[live][unsettled], minlength=len(cl.world.deployments))
-        quiet = (bad == 0) & avail_ok
+        # a pod of an older revision still running may crash again: the workload is quiet only once
+        # the rollout has replaced every one of them
+        cur = np.array([d.current.number for d in cl.world.deployments])
+        behind = np.bincount(
+            p.dep[live][p.rev[live] != cur[p.dep[live]]], minlength=len(cl.world.deployments)
+        )
+        quiet = (bad == 0) & (behind == 0) & avail_ok
         # a rollout that is progressing is fine; one whose new pods are stuck (image pull, back-off,
         # never passing readiness) is not
         d = p.dep[live]

@@ -88,11 +88,12 @@ def test_blind_destruction_earns_no_repair(name, seed):
     assert card["marathon_score"] <= one_fault_credit(card, W.w_correlation) + 1e-9, msg
 
 
-# Green-by-destruction (scaling to zero, rolling everything back) must hurt users more than doing
-# nothing. Blanket restarts are not destruction: rolling restarts keep serving and, like a tired
-# on-call engineer's "restart it", clear the pod-local faults; they earn no credit (above) and their
-# cost shows as cold starts and lost cache state rather than as an outage.
-DESTRUCTIVE = ("destroyer-scale_to_zero", "destroyer-rollback")
+# Green-by-destruction (scaling to zero) must hurt users more than doing nothing. Blanket restarts
+# and rollbacks are not destruction: rolling updates keep serving, restarts clear the pod-local
+# faults, and rollbacks revert the faulty deploys along with the benign ones (with a 15 % change
+# failure rate, on some seeds that beats doing nothing). They earn no credit (above); their cost
+# shows as risk, cold starts and lost cache state rather than as an outage.
+DESTRUCTIVE = ("destroyer-scale_to_zero",)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -136,26 +136,25 @@ def test_rolling_update_of_four_replicas_respects_surge_and_unavailability(cl):
 
 
 def test_scale_up_spreads_and_scale_down_removes_unready_and_newest_first(cl):
-    cl.scale("currencyservice", 3, cl.now + 1)
-    rows = rows_of(cl, "currencyservice")
+    # a deployment no autoscaler manages (an HPA would undo counts set by hand)
+    cl.scale("emailservice", 3, cl.now + 1)
+    rows = rows_of(cl, "emailservice")
     assert len(rows) == 3
     assert len({int(cl.pods.node[r]) for r in rows}) == 3
-    cl.advance_to(cl.now + 30)
-    assert ready_count(cl, "currencyservice") == 3
+    cl.advance_to(cl.now + 120)  # a pod on a node without the image pulls it first
+    assert ready_count(cl, "emailservice") == 3
     oldest = min(rows, key=lambda r: cl.pods.created[r])
     # scale to 4, then immediately to 2: the just-created (unready) pod goes first, then the newest
-    cl.scale("currencyservice", 4, cl.now + 1)
-    fresh = [r for r in rows_of(cl, "currencyservice") if r not in rows]
+    cl.scale("emailservice", 4, cl.now + 1)
+    fresh = [r for r in rows_of(cl, "emailservice") if r not in rows]
     assert len(fresh) == 1 and not cl.pods.ready[fresh[0]]
-    cl.scale("currencyservice", 2, cl.now + 2)
-    left = rows_of(cl, "currencyservice")
+    cl.scale("emailservice", 2, cl.now + 2)
+    left = rows_of(cl, "emailservice")
     assert fresh[0] not in left and oldest in left and len(left) == 2
     newest_ready = max(rows, key=lambda r: cl.pods.created[r])
     assert newest_ready not in left
     cl.advance_to(cl.now + 30)
-    assert (
-        ready_count(cl, "currencyservice") == 2 and not cl.world.deployment("currencyservice").dirty
-    )
+    assert ready_count(cl, "emailservice") == 2 and not cl.world.deployment("emailservice").dirty
 
 
 def test_scale_to_zero_and_back(cl):

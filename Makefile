@@ -18,9 +18,9 @@ $(CORE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-# everything the tests need: all extras (ray, live, viz) and the dev tools
+# everything the tests need: all extras (ray, live, viz, llm) and the dev tools
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz,llm]'
 	touch $(CORE) $@
 
 $(PROM):

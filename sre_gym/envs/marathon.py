@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sre_gym.backends.sim import SimBackend
+from sre_gym.backends.sim import SimBackend, alert_entities
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
+from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
 from sre_gym.orchestrator.profiles import INVOCATION_S, ScheduleProfile, profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
@@ -37,7 +39,9 @@ EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
 HIDDEN_INFO = ("seed", "score", "scorecard", "bundle")
-_NOACTION_CACHE: dict[tuple[str, str, int, str, str], np.ndarray] = {}
+# bounded: a training process visits many seeds, and each entry is a few kilobytes
+NOACTION_CACHE_SIZE = 512
+_NOACTION_CACHE: OrderedDict[tuple[str, str, int, str, str], np.ndarray] = OrderedDict()
 
 
 def noaction_entry(
@@ -48,15 +52,20 @@ def noaction_entry(
     noise: NoiseProfile | None = None,
 ) -> np.ndarray:
     """Entry-point traffic of the same run (same schedule and noise) with nobody acting (cached per
-    process)."""
+    process; past ``NOACTION_CACHE_SIZE`` runs the least recently used goes)."""
     sched = sched if sched is not None else schedule(app, seed, release)
     noise = noise_profile_from(noise)
     key = (release, app, int(seed), sched.to_json(), noise.model_dump_json())
     arr = _NOACTION_CACHE.get(key)
-    if arr is None:
+    if arr is not None:
+        _NOACTION_CACHE.move_to_end(key)
+    else:
         b = SimBackend(app, seed, release=release, sched=sched, noise=noise)
+        b.cluster.entry_only = True  # no telemetry: nothing in a no-action world reads it
         b.advance_to(b.episode_end)
         arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
+        while len(_NOACTION_CACHE) > NOACTION_CACHE_SIZE:
+            _NOACTION_CACHE.popitem(last=False)
     return arr
 
 
@@ -222,7 +231,9 @@ class SREMarathonEnv(gym.Env):
     ## Arguments
 
     `app` ("online-boutique"), `bundle_dir` (write a sealed evidence bundle there), `render_mode`
-    ("ansi" or None), `scoring` (a `ScoringConfig`), `profile` (the access profile: "confined",
+    ("ansi", text; "rgb_array", a picture of the service graph coloured by firing alerts above the
+    alert timeline, drawn from what the observation holds; or None), `scoring` (a
+    `ScoringConfig`), `profile` (the access profile: "confined",
     "shell-visible", "build-capable" or the default "full"; see `sre_gym.tools.policy`; a tool outside
     it is refused, not penalised; recorded in the bundle manifest), `schedule` (the schedule profile:
     "marathon", the default; "short", 30 minutes with 6-8 faults at an even rate; "single", one fault in
@@ -266,7 +277,7 @@ class SREMarathonEnv(gym.Env):
     * v0, release `sre-marathon-r1`: first release.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -281,8 +292,10 @@ class SREMarathonEnv(gym.Env):
     ) -> None:
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"unsupported render_mode {render_mode!r}; use 'ansi' or None")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"unsupported render_mode {render_mode!r}; use 'ansi', 'rgb_array' or None"
+            )
         self.app = app
         self.release = RELEASE
         self.bundle_dir = bundle_dir
@@ -551,9 +564,16 @@ class SREMarathonEnv(gym.Env):
         keys = ("id", "name", "severity", "state", "labels", "starts_at", "ends_at", "summary")
         return [{k: a[k] for k in keys} for a in b.alerts(now)]
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.backend is None:
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None or self.backend is None:
             return None
+        if self.render_mode == "rgb_array":
+            b = self.backend
+            now = b.episode_start + INVOCATION_S * self.invocation
+            alerts = self.alerts_view()
+            return picture(
+                b.topology(), alerts, b.episode_start, b.episode_end, now, entities=alert_entities
+            )
         alerts = self.backend.alerts(self.backend.now)
         firing = [a for a in alerts if a["state"] == "firing"]
         head = f"SREMarathon-v0 {self.app} invocation {self.invocation}/{self.n_invocations}"

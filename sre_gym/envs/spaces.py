@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory
 
 from sre_gym.tools.specs import TOOLS
 
@@ -74,6 +75,16 @@ class JsonSpace(spaces.Space):
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)
+
+
+@create_shared_memory.register(JsonSpace)
+def _no_shared_memory(space: JsonSpace, n: int = 1, ctx: Any = None) -> None:
+    # a list of messages or calls has no fixed size; say how to vectorise instead of failing vaguely
+    raise TypeError(
+        f"{space!r} has no fixed size, so AsyncVectorEnv cannot put it in shared memory: use "
+        'gym.make_vec(..., vectorization_mode="async", vector_kwargs={"shared_memory": False}) '
+        "or AsyncVectorEnv(..., shared_memory=False)"
+    )
 
 
 _SAMPLED_TOOLS = (

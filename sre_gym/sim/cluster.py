@@ -86,6 +86,8 @@ class SimCluster:
         self.tick = 0  # next tick to simulate
         self.tick_s = TICK_S
         self.recording = True  # False in forks: no telemetry, no records
+        # True in a no-action counterfactual, which is read only for its entry-point traffic
+        self.entry_only = False
         self.now = float(EPOCH - TICK_S)  # time of the last simulated tick
         app_cat = topo.app
         deps = [
@@ -402,7 +404,9 @@ class SimCluster:
             queues_mod.step(
                 self.topo, self.queues, float(TICK_S), out.served, ready[:n], fx.publish, consume
             )
-        if self.recording:
+        if self.entry_only:
+            self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
+        elif self.recording:
             self._record(tick, out, rows)
         self.now = t
         self.tick += 1

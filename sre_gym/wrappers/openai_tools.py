@@ -193,7 +193,10 @@ class OpenAITools(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return self._new_id(), Invalid(
                 f"tool call {n} is not an object (got {type(tc).__name__})"
             )
-        tc_id = tc.get("id") if isinstance(tc.get("id"), str) else tc.get("call_id")
+        # a Responses-API function_call item has an item id ("fc_...") and the call_id its output must
+        # answer; a chat-completions tool call has only its id
+        call_id = tc.get("call_id")
+        tc_id = call_id if isinstance(call_id, str) and call_id else tc.get("id")
         tc_id = tc_id[:128] if isinstance(tc_id, str) and tc_id else self._new_id()
         fn = tc.get("function") if "function" in tc else tc
         if not isinstance(fn, dict):

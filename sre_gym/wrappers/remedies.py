@@ -5,8 +5,10 @@ service ``s`` (catalog order; ``describe(a)`` names it). Because the benchmark o
 that cites a reported incident, each remedy first reports one automatically: the alerts firing now on
 that service (root cause: the service; artifact: the deployment's current revision ``svc@N`` for
 rollback and scale_up, the first pod for restart, the NotReady node for delete_pods), or, if an
-incident this wrapper opened for the service is still open, adds the new firing alerts to it, and then
-applies the remedy citing it. Everything it decides from is what an agent sees (alerts, k8s state).
+incident this wrapper opened for the service is still open and one of its alerts still fires, adds
+the new firing alerts to it, and then applies the remedy citing it. Once every alert of that
+incident has resolved, firing alerts on the service are a new episode of trouble: the old incident
+is resolved and a new one reported, so one service can be credited for each of its faults. Everything it decides from is what an agent sees (alerts, k8s state).
 
 Remedies: ``rollback`` (to the previous revision), ``restart`` (rolling restart), ``scale_up`` (one
 more replica, at most 20) and ``delete_pods`` (the service's pods on NotReady nodes, so that they are
@@ -68,12 +70,16 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             )
         calls = self.calls(int(action))
         obs, reward, terminated, truncated, info = self.env.step(calls)
+        if calls:  # the remedy (last) cites the service's incident from now on
+            svc = self.services[(int(action) - 1) % len(self.services)]
+            self._incident_of[svc] = calls[-1]["args"]["incident_id"]
         done = self.describe(int(action)) if calls else "noop"
         return obs, reward, terminated, truncated, self._info(info, done)
 
     # ------------------------------------------------------------------ decisions
     def calls(self, action: int) -> list[dict[str, Any]]:
-        """The tool calls that carry out ``action`` now (empty for a no-op or nothing to do)."""
+        """The tool calls that carry out ``action`` now (empty for a no-op or nothing to do); reading
+        them changes nothing."""
         if action == 0:
             return []
         r, s = divmod(action - 1, len(self.services))
@@ -122,14 +128,20 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             if a["state"] == "firing" and svc in alert_entities(a["labels"])
         ]
         iid = self._incident_of.get(svc)
+        close: list[dict] = []
         if iid is not None and iid in incidents and incidents[iid].status == "open":
             known = set(incidents[iid].alerts)
-            new = [a for a in firing if a not in known]
-            return iid, (
-                [call("update_incident", incident_id=iid, add_alert_ids=new)] if new else []
-            )
+            if known & set(firing) or not firing:
+                new = [a for a in firing if a not in known]
+                return iid, (
+                    [call("update_incident", incident_id=iid, add_alert_ids=new)] if new else []
+                )
+            # every alert of the service's incident has resolved and new ones fire: a new episode
+            # of trouble, so the old incident is closed and a new one reported
+            close = [
+                call("resolve_incident", incident_id=iid, summary="automatic: alerts resolved")
+            ]
         iid = f"INC-{len(incidents) + 1:04d}"  # the toolbox numbers incidents in order
-        self._incident_of[svc] = iid
         report = call(
             "report_incident",
             alert_ids=firing,
@@ -137,7 +149,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             artifact=artifact,
             summary=f"automatic: {remedy} {svc} for {len(firing)} firing alert(s)",
         )
-        return iid, [report]
+        return iid, [*close, report]
 
     def action_mask(self) -> np.ndarray:
         """int8 mask of the actions that can do something now (no-op always can)."""

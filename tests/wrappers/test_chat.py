@@ -125,6 +125,25 @@ def test_bad_mode_and_make_vec():
     envs.close()
 
 
+def test_async_make_vec_names_the_fix_and_runs_without_shared_memory():
+    with pytest.raises(TypeError, match=r'vector_kwargs=\{"shared_memory": False\}'):
+        gym.make_vec(
+            "SREMarathon-v0", num_envs=2, vectorization_mode="async", wrappers=[ChatObservation]
+        )
+    envs = gym.make_vec(
+        "SREMarathon-v0",
+        num_envs=2,
+        vectorization_mode="async",
+        wrappers=[ChatObservation],
+        vector_kwargs={"shared_memory": False},
+    )
+    try:
+        obs, _ = envs.reset(seed=0)
+        assert len(obs) == 2 and obs[1][0]["role"] == "system"
+    finally:
+        envs.close()
+
+
 def test_long_results_are_cut_to_valid_json_keeping_the_useful_end(make):
     env = make(lambda e: ChatObservation(e, result_chars=3000))
     env.reset(seed=0)

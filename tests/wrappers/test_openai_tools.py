@@ -193,3 +193,24 @@ def test_make_vec_sync():
     obs, r, term, trunc, info = envs.step((turn(tc("a", "get_topology")), turn()))
     assert obs[0][0]["tool_call_id"] == "call_a" and obs[1][-1]["role"] == "user"
     envs.close()
+
+
+def test_sdk_types_of_both_apis_are_answered_with_the_id_the_model_expects(make):
+    from openai.types.chat import ChatCompletionMessage
+    from openai.types.responses import ResponseFunctionToolCall
+
+    env = make(ChatObservation, OpenAITools)
+    env.reset(seed=0)
+    # Responses API: the output must answer call_id, not the item's own id ("fc_...")
+    items = [
+        ResponseFunctionToolCall(
+            type="function_call", id=f"fc_{i}", call_id=f"call_{i}", name=n, arguments="{}"
+        )
+        for i, n in (("1", "get_alerts"), ("2", "get_topology"))
+    ]
+    msgs, *_, info = env.step(items)
+    assert answered(msgs) == ["call_1", "call_2"] == info["tool_call_ids"]
+    # chat completions: the tool call's id
+    message = ChatCompletionMessage.model_validate(turn(tc("c", "get_alerts")))
+    msgs, *_, info = env.step(message)
+    assert answered(msgs) == ["call_c"] == info["tool_call_ids"]

@@ -116,3 +116,33 @@ def test_async_vector_env_runs_a_whole_episode():
         assert ended.all() and np.all(np.isfinite(totals))
     finally:
         envs.close()
+
+
+def test_each_episode_of_trouble_on_a_service_gets_its_own_incident(make):
+    # two faults on one service, apart: the second must not be filed under the first's incident
+    fid = "ob-cpu-hog-frontend"
+    faults = [{"fault": fid, "start": 120, "end": 600}, {"fault": fid, "start": 1080, "end": 1560}]
+    env = make(DiscreteRemedies, noise="off", schedule="short")
+    env.reset(seed=0, options={"faults": faults})
+    base = env.unwrapped
+    restart = action_of(env, "restart", "frontend")
+    for _ in range(3):
+        env.step(0)
+    env.step(restart)
+    first = base.toolbox.incidents["INC-0001"]
+    while base.invocation < 10:  # the first fault's alerts resolve, the second's fire
+        env.step(0)
+    assert not {a["id"] for a in base.alerts_view() if a["state"] == "firing"} & set(first.alerts)
+    calls = env.calls(restart)
+    assert [c["tool"] for c in calls] == ["resolve_incident", "report_incident", "restart"]
+    env.step(restart)
+    assert first.status == "resolved"
+    second = base.toolbox.incidents["INC-0002"]
+    assert second.status == "open" and second.alerts and not set(second.alerts) & set(first.alerts)
+    env.step(restart)  # the same episode: the open incident is extended, not replaced
+    assert len(base.toolbox.incidents) == 2
+    while True:
+        *_, terminated, truncated, info = env.step(0)
+        if terminated or truncated:
+            break
+    assert info["scorecard"]["correlation"] == 1.0  # both faults credited

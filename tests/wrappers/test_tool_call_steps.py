@@ -166,3 +166,18 @@ def test_spec_records_the_wrapper(make):
         ToolCallSteps(gym.make("SREMarathon-v0"), max_calls=0)
     with pytest.raises(TypeError):
         ToolCallSteps(gym.make("CartPole-v1"))
+
+
+def test_make_time_limit_counts_invocations_not_tool_calls():
+    # the README's step-counting rule: gym.make's TimeLimit sits under the wrapper
+    env = ToolCallSteps(gym.make("SREMarathon-v0", max_episode_steps=2, schedule="short"))
+    env.reset(seed=0)
+    steps = 0
+    while True:
+        env.step({"tool": "get_alerts", "args": {}})
+        *_, terminated, truncated, _ = env.step({"tool": "end_invocation", "args": {}})
+        steps += 2
+        if terminated or truncated:
+            break
+    assert (steps, terminated, truncated) == (4, False, True)
+    assert env.unwrapped.invocation == 2

@@ -44,7 +44,7 @@ RAY_ENV := RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
 TEST_WORKERS ?= auto
 test: lint
 	-$(MAKE) --no-print-directory prometheus
-	$(BIN)/python -m pytest -m "not ray" -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -m "not ray" -n $(TEST_WORKERS) --dist loadfile --durations=15
 	@if unshare -n true 2>/dev/null; then \
 		$(RAY_ENV) unshare -n sh -c 'ip link set lo up && exec $(BIN)/python -m pytest -m ray -p no:cacheprovider'; \
 	elif [ -n "$$CI" ]; then \

@@ -1,43 +1,107 @@
-"""Wall time of full no-op Online Boutique episodes (reset + 45 invocations).
+"""Wall time of full no-op episodes (reset + every invocation).
 
 Prints the median seconds per episode and the speed-up over real time (5400 simulated seconds per
-episode). Run: python benchmarks/episode_speed.py [--episodes N] [--app APP]
+episode). With ``--compare REF`` it times this tree against a reference commit in the same run: REF
+is checked out into a temporary ``git worktree``, and rounds alternate between the two trees (each
+round a fresh process that warms up, then runs ``--episodes`` episodes), so that drift in the
+machine's speed hits both alike. It prints both medians and their ratio.
+
+Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--compare REF [--rounds K]]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+
+# run in a child process with the tree under test first on sys.path; prints one JSON list of seconds
+CHILD = """
+import json, sys, time
 import gymnasium as gym
-
-import sre_gym  # noqa: F401
-
-
-def episode(env: gym.Env, seed: int) -> float:
+import sre_gym
+app, n = sys.argv[1], int(sys.argv[2])
+env = gym.make("SREMarathon-v0", app=app)
+def episode(seed):
     t = time.perf_counter()
     env.reset(seed=seed)
-    terminated = False
-    while not terminated:
-        _, _, terminated, _, _ = env.step([])
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step([])
     return time.perf_counter() - t
+episode(999)  # warm caches (catalog, rule pack, compiled queries)
+print(json.dumps([episode(s) for s in range(n)]))
+"""
+
+
+def timed(tree: Path, app: str, n: int) -> list[float]:
+    """Seconds of ``n`` no-op episodes of ``app`` with the sre_gym of ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, app, str(n)],
+        env=env,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"episodes under {tree} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare(ref: str, app: str, n: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="sre-gym-ref-") as tmp:
+        wt = Path(tmp) / "ref"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(wt), ref],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            times: dict[str, list[float]] = {"ref": [], "head": []}
+            for _ in range(rounds):
+                times["ref"] += timed(wt, app, n)
+                times["head"] += timed(ROOT, app, n)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)],
+                capture_output=True,
+            )
+    ref_med, head_med = statistics.median(times["ref"]), statistics.median(times["head"])
+    print(f"app={app} episodes={len(times['head'])} per tree, {rounds} alternating rounds")
+    print(f"ref={ref} median_s={ref_med:.3f}")
+    print(f"head median_s={head_med:.3f}")
+    print(f"speedup_over_ref={ref_med / head_med:.2f}x (above 1: this tree is faster)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--episodes", type=int, default=7)
     ap.add_argument("--app", default="online-boutique")
+    ap.add_argument("--compare", metavar="REF", help="a commit to time against, in the same run")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --compare")
     a = ap.parse_args()
-    env = gym.make("SREMarathon-v0", app=a.app)
-    episode(env, 999)  # warm caches (catalog, rule pack, compiled queries)
-    times = [episode(env, s) for s in range(a.episodes)]
+    if a.compare:
+        compare(a.compare, a.app, a.episodes, a.rounds)
+        return
+    times = timed(ROOT, a.app, a.episodes)
     med = statistics.median(times)
     print(
-        f"app={a.app} episodes={a.episodes} median_s={med:.3f} min_s={min(times):.3f} max_s={max(times):.3f}"
+        f"app={a.app} episodes={a.episodes} median_s={med:.3f} "
+        f"min_s={min(times):.3f} max_s={max(times):.3f}"
     )
     print(f"speedup_over_real_time={5400 / med:.0f}x")
 
 
 if __name__ == "__main__":
+    t0 = time.perf_counter()
     main()
+    print(f"wall_s={time.perf_counter() - t0:.1f}", file=sys.stderr)

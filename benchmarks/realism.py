@@ -11,8 +11,9 @@ For each app over seeds 0-4 (``--seeds``) it prints:
    and two more that probe the known limits (docs/scoring.md): the same memoriser on titles with
    ticket ids, brackets and punctuation stripped (``memorised-normalised``), and on diffs
    (``memorised-diffs``: a fixed catalog repeats its diffs);
-3. timing: the median seconds from the oracle's repairing intervention (the last one before the
-   recovery the scorer credits) to that recovery (target >= 45 s; Train Ticket >= 90 s);
+3. timing: the median seconds from the oracle's repairing intervention (the last one citing the
+   fault's incident before the recovery the scorer credits) to that recovery (target >= 45 s; Train
+   Ticket >= 90 s);
 4. open world, in a run with no agent: the share of alerts attributable to no fault (the scorer's
    rule: fired inside a fault's window plus the grace, on its scope; target >= 20 %), and the share
    of abnormal objects with no fault behind them. An abnormal object, sampled at every invocation,
@@ -247,7 +248,13 @@ def recovery_delays(env) -> list[float]:
     for f in card["faults"]:
         if f["outcome"] != "handled" or f["recovered_at"] is None:
             continue
-        before = [x["t"] for x in f["interventions"] if x["t"] < f["recovered_at"]]
+        # the repairing intervention cites the fault's own incident; others in its scope that
+        # happen to land in between (for neighbouring faults) did not repair it
+        before = [
+            x["t"]
+            for x in f["interventions"]
+            if x["t"] < f["recovered_at"] and x["incident_id"] == f["incident"]
+        ]
         if before:
             out.append(f["recovered_at"] - max(before))
     return out

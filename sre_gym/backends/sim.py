@@ -102,7 +102,8 @@ class SimBackend:
         t = min(t, self.now)
         trs = self.alert_engine.evaluate_until(t)
         fired = [tr for tr in trs if tr["to"] == "firing"]
-        records = {r["id"]: r for r in self.alert_engine.alerts_fired_until(t)} if fired else {}
+        ids = {tr["id"] for tr in fired}
+        records = {r["id"]: r for r in self.alert_engine.fired_records(ids, t)} if fired else {}
         for tr in trs:
             aid = tr["id"]
             if tr["to"] == "firing":

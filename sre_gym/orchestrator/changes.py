@@ -135,6 +135,9 @@ def pick_benign(
     w = np.array([weights.get(k, 0.0) for k in kinds]) + 1e-12
     cum = np.cumsum(w / w.sum())
     clash = conflicts(app)
+    windows: dict[str, list[tuple[int, int]]] = {}
+    for s, e, svc in blocked:
+        windows.setdefault(svc, []).append((s, e))
     used: set[str] = set()
     out: list[tuple[int, str]] = []
     draws = g.random((len(times), 2))
@@ -150,8 +153,8 @@ def pick_benign(
                 and not (
                     kind in ("code", "image")
                     and any(
-                        s - BAD_IMAGE_GAP_S <= t < e + BAD_IMAGE_GAP_S and svc == c.service
-                        for s, e, svc in blocked
+                        s - BAD_IMAGE_GAP_S <= t < e + BAD_IMAGE_GAP_S
+                        for s, e in windows.get(c.service, ())
                     )
                 )
             ]

@@ -8,6 +8,7 @@ would (a deploy, a policy, a stressed pod), and the dynamics do the rest.
 
 from __future__ import annotations
 
+import bisect
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -69,6 +70,27 @@ class ChangeRecord:
     revision: int
     pipeline: dict[str, str]
     change_id: str  # catalog id (hidden from agents)
+
+
+# the per-profile arrays the dynamics read: (array attribute, Profile field)
+_PROFILE_COLUMNS = (
+    ("prof_err", "err"),
+    ("prof_lat", "lat_ms"),
+    ("prof_cpu_mult", "cpu_mult"),
+    ("prof_crash_after", "crash_after"),
+    ("prof_leak", "leak"),
+    ("prof_cpu_limit", "cpu_limit"),
+    ("prof_mem_limit", "mem_limit"),
+    ("prof_image_ok", "image_ok"),
+    ("prof_probe_ok", "probe_ok"),
+    ("prof_timeout", "timeout_ms"),
+    ("prof_retries", "retries"),
+    ("prof_addr_bad", "addr_bad"),
+    ("prof_pool", "pool"),
+    ("prof_hold", "hold_ms"),
+    ("prof_corrupt", "corrupt"),
+    ("prof_consume", "consume_ms"),
+)
 
 
 class SimCluster:
@@ -221,26 +243,20 @@ class SimCluster:
         return pid
 
     def _profile_arrays(self) -> None:
-        if self._prof_version == len(self.profiles):
-            return
+        """Per-profile arrays, extended by the profiles compiled since the last call (profiles are
+        append-only, so rebuilding them whole each time would cost quadratic work in a run)."""
         ps = self.profiles
-        self.prof_err = np.array([p.err for p in ps])
-        self.prof_lat = np.array([p.lat_ms for p in ps])
-        self.prof_cpu_mult = np.array([p.cpu_mult for p in ps])
-        self.prof_crash_after = np.array([p.crash_after for p in ps])
-        self.prof_leak = np.array([p.leak for p in ps])
-        self.prof_cpu_limit = np.array([p.cpu_limit for p in ps])
-        self.prof_mem_limit = np.array([p.mem_limit for p in ps])
-        self.prof_image_ok = np.array([p.image_ok for p in ps])
-        self.prof_probe_ok = np.array([p.probe_ok for p in ps])
-        self.prof_timeout = np.array([p.timeout_ms for p in ps])
-        self.prof_retries = np.array([p.retries for p in ps])
-        self.prof_addr_bad = np.array([p.addr_bad for p in ps])
-        self.prof_pool = np.array([p.pool for p in ps])
-        self.prof_hold = np.array([p.hold_ms for p in ps])
-        self.prof_corrupt = np.array([p.corrupt for p in ps])
-        self.prof_consume = np.array([p.consume_ms for p in ps])
-        self.prof_log = np.array([self.log_messages.index(p.log) if p.log else 0 for p in ps])
+        start = max(self._prof_version, 0)
+        if start == len(ps) and self._prof_version >= 0:
+            return
+        new = ps[start:]
+        cols = {name: [getattr(p, attr) for p in new] for name, attr in _PROFILE_COLUMNS}
+        cols["prof_log"] = [self.log_messages.index(p.log) if p.log else 0 for p in new]
+        for name, values in cols.items():
+            fresh = np.array(values)
+            setattr(
+                self, name, fresh if start == 0 else np.concatenate([getattr(self, name), fresh])
+            )
         self._prof_version = len(ps)
 
     # ------------------------------------------------------------------ forks
@@ -293,9 +309,9 @@ class SimCluster:
     # ------------------------------------------------------------------ time
     def at(self, t: float, fn: Callable[[float], None]) -> None:
         """Run ``fn(t)`` just before the first tick at or after time ``t``."""
-        self._actions.append((float(t), self._action_seq, fn))
+        # (time, sequence) is unique, so the tuples never compare their functions
+        bisect.insort(self._actions, (float(t), self._action_seq, fn))
         self._action_seq += 1
-        self._actions.sort(key=lambda a: (a[0], a[1]))
 
     def time_of_tick(self, tick: int) -> float:
         return float(self.t0 + tick * TICK_S)

@@ -75,13 +75,19 @@ def blocked(app: App, names: tuple[str, ...], policies: list[NetworkPolicy]) -> 
         return out
     labels = [labels_of(s) for s in names]
     ports = [int(app.service(s).port or 0) for s in names]
+    egress = [
+        [p for p in policies if "Egress" in p.policy_types and p.selects(la)] for la in labels
+    ]
+    ingress = [
+        [p for p in policies if "Ingress" in p.policy_types and p.selects(lb)] for lb in labels
+    ]
     for a in range(n):
-        eg = [p for p in policies if "Egress" in p.policy_types and p.selects(labels[a])]
+        eg = egress[a]
         for b in range(n):
             if eg and not any(r.admits(labels[b], ports[b]) for p in eg for r in p.egress):
                 out[a, b] = True
                 continue
-            ig = [p for p in policies if "Ingress" in p.policy_types and p.selects(labels[b])]
+            ig = ingress[b]
             if ig and not any(r.admits(labels[a], ports[b]) for p in ig for r in p.ingress):
                 out[a, b] = True
     return out

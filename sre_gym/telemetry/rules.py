@@ -475,6 +475,15 @@ class AlertEngine:
 
     history = alerts_fired_until
 
+    def fired_records(self, ids: set[str], t: float) -> list[dict[str, Any]]:
+        """The records of the alerts ``ids`` that fired at or before ``t`` (state as of ``t``),
+        without building the records of every other alert."""
+        return [
+            self._record(a, t)
+            for a in self._fired
+            if a.id in ids and a.fired_at is not None and a.fired_at <= t
+        ]
+
     def firing_at(self, t: float) -> list[dict[str, Any]]:
         """Alerts firing at time ``t`` (fired at or before ``t`` and not resolved by then)."""
         return [r for r in self.alerts_fired_until(t) if r["state"] == "firing"]

@@ -973,3 +973,36 @@ def _compare_span_and_window(rv, ref, win, x, p, tms, spanfuncs, rangefuncs) -> 
             sv[both],
             wv[both],
         )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query=instant_exprs(), times=_TIMES)
+def test_skipping_series_without_samples_changes_no_result(query, times):
+    # temp{job="c"} has samples only in ticks 10-19 and late{} only from tick 20: selections skip
+    # them where an evaluation reads no sample of theirs, and nothing may show the difference
+    import sre_gym.telemetry.promql.engine as engine_mod
+
+    times = sorted(times)
+    out = []
+    for live in (False, True):
+        engine_mod.LIVE_ONLY = live
+        try:
+            r = Engine(build()).eval(query, times)
+        except PromQLError as e:
+            out.append(("error", str(e)))
+            continue
+        finally:
+            engine_mod.LIVE_ONLY = True
+        if np.ndim(r.values) < 2:  # a scalar or a string
+            out.append(("plain", np.asarray(r.values).tolist()))
+            continue
+        out.append(
+            sorted(
+                (tuple(sorted(lab.items())), k, float(r.values[i, k]))
+                for i, lab in enumerate(r.labels)
+                for k in range(len(times))
+                if r.present[i, k]
+            )
+        )
+    a, b = out
+    assert repr(a) == repr(b), query

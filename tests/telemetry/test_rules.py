@@ -120,6 +120,9 @@ def test_resolution_and_reappearance_make_a_new_alert():
     assert [(h["id"], h["state"]) for h in ae.alerts_fired_until(100)] == [("ALR-0001", "firing")]
     assert [h["id"] for h in ae.firing_at(130)] == []
     assert ae.history is not None and [h["id"] for h in ae.history(225)] == ["ALR-0001", "ALR-0002"]
+    # the records of chosen alerts are those of the whole history
+    assert ae.fired_records({"ALR-0002"}, 225) == hist[1:]
+    assert ae.fired_records({"ALR-0002"}, 100) == []
 
 
 def test_ids_follow_eval_time_then_rule_order_then_labels():

@@ -8,6 +8,7 @@ and reused while the label sets it depends on are unchanged.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as _dt
 import re
@@ -27,6 +28,15 @@ _OPS = {"MatchOp.Equal": "=", "MatchOp.NotEqual": "!=", "MatchOp.Re": "=~", "Mat
 # Present in Prometheus 2.42 but not in promql-parser's table; registered so that queries using
 # them parse and can be rejected with a clear "unsupported" error instead of a parse error.
 _EXTRA_FUNCS_REGISTERED = False
+
+
+def _label_key(x: tuple) -> tuple:
+    return x[0]
+
+
+# selectors skip series with no sample in the ticks an evaluation reads (results are the same; the
+# switch exists so that tests can compare both ways)
+LIVE_ONLY = True
 
 
 def _register_extra_functions() -> None:
@@ -159,6 +169,7 @@ class SelectorNode(Node):
         self._fam: Family | None = None
         self._found: list[tuple[LabelSet, Family, int]] = []
         self._scanned = 0
+        self._live: tuple[Selection, bytes, Selection] | None = None
 
     # -- selection ------------------------------------------------------------------------------
     def select(self, tsdb: TSDB) -> Selection:
@@ -175,7 +186,8 @@ class SelectorNode(Node):
             new = self._scan(self.name, fam, self._scanned)
             self._scanned = len(fam.rows)
             if new:  # else the selection (and what downstream caches keyed on it) stays as it is
-                self._found = sorted(self._found + new, key=lambda x: x[0])
+                for x in new:  # new series mostly sort last: insertion beats a full re-sort
+                    bisect.insort(self._found, x, key=_label_key)
                 self._sel = self._selection(self._found)
         return self._sel
 
@@ -205,9 +217,37 @@ class SelectorNode(Node):
         self._scanned = len(fam.rows) if fam is not None else 0
         return self._selection(found)
 
+    def select_live(self, eng: Engine, k_lo: int, k_hi: int) -> Selection:
+        """The selection without the series that have no sample in ticks ``[k_lo, k_hi]``: series
+        of pods long gone would only be absent in every output, yet cost work in each evaluation.
+        Kept while the live set stays the same, so that downstream caches keep hitting."""
+        sel = self.select(eng.tsdb)
+        k_lo, k_hi = max(int(k_lo), 0), min(int(k_hi), eng.tsdb.n_ticks - 1)
+        if not sel.parts or k_hi < k_lo:
+            return sel
+        keep = np.empty(len(sel.labels), dtype=bool)
+        for fam, rows, pos in sel.parts:
+            keep[pos] = ~np.isnan(fam.data[rows, k_lo : k_hi + 1]).all(axis=1)
+        if keep.all():
+            return sel
+        key = keep.tobytes()
+        live = self._live
+        if live is not None and live[0] is sel and live[1] == key:
+            return live[2]
+        idx = np.flatnonzero(keep)
+        at = np.full(len(keep), -1, dtype=np.intp)
+        at[idx] = np.arange(len(idx))
+        parts = [(fam, rows[keep[pos]], at[pos[keep[pos]]]) for fam, rows, pos in sel.parts]
+        sub = Selection(tuple(sel.labels[i] for i in idx.tolist()), [p for p in parts if len(p[1])])
+        self._live = (sel, key, sub)
+        return sub
+
     @staticmethod
     def _selection(found: list[tuple[LabelSet, Family, int]]) -> Selection:
         labels = tuple(f[0] for f in found)
+        if found and all(f[1] is found[0][1] for f in found):  # one family: no grouping needed
+            rows = np.fromiter((f[2] for f in found), dtype=np.intp, count=len(found))
+            return Selection(labels, [(found[0][1], rows, np.arange(len(found), dtype=np.intp))])
         parts: list[tuple[Family, np.ndarray, np.ndarray]] = []
         by_fam: dict[int, tuple[Family, list[int], list[int]]] = {}
         for pos, (_, fam, r) in enumerate(found):
@@ -239,11 +279,15 @@ class SelectorNode(Node):
         return np.clip(k, 0, None), valid
 
     def eval(self, eng: Engine, ctx: Ctx) -> Vec:
-        sel = self.select(eng.tsdb)
+        k, valid = self.sample_index(eng, self.ref_times(ctx))
+        seen = k[valid]
+        if LIVE_ONLY and len(seen):
+            sel = self.select_live(eng, int(seen.min()), int(seen.max()))
+        else:
+            sel = self.select(eng.tsdb)
         n = len(sel.labels)
         if n == 0:
             return Vec(sel.labels, np.zeros((0, ctx.n)), np.zeros((0, ctx.n), dtype=bool))
-        k, valid = self.sample_index(eng, self.ref_times(ctx))
         if sel.single:
             fam, rows, _ = sel.parts[0]
             values = fam.data[rows[:, None], k[None, :]]
@@ -287,7 +331,12 @@ class MatrixNode(Node):
         return [self.sel]
 
     def eval(self, eng: Engine, ctx: Ctx) -> RangeIn:
-        sel = self.sel.select(eng.tsdb)
+        ref = self.sel.ref_times(ctx)
+        if LIVE_ONLY and len(ref):
+            lo = (int(ref.min()) - self.range_ms - eng.t0_ms) // eng.tick_ms
+            sel = self.sel.select_live(eng, lo, (int(ref.max()) - eng.t0_ms) // eng.tick_ms)
+        else:
+            sel = self.sel.select(eng.tsdb)
         nt = eng.tsdb.n_ticks
         rows = None
         if not sel.parts:

@@ -39,12 +39,12 @@ lint: $(FULL)
 # has only loopback, because Ray binds every interface it can see. Without `unshare -n` they fail CI
 # (CI=true; CI runs as root) and are skipped locally with the reason printed.
 RAY_ENV := RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
-# the core suite runs in one worker per CPU (pytest-xdist "auto"), each test module on one worker so that
-# the episodes a module caches are simulated once
+# the core suite runs in one worker per CPU (pytest-xdist "auto"; at most four, as each can hold a few
+# GB), each test module on one worker so that the episodes a module caches are simulated once
 TEST_WORKERS ?= auto
 test: lint
 	-$(MAKE) --no-print-directory prometheus
-	$(BIN)/python -m pytest -m "not ray" -n $(TEST_WORKERS) --dist loadfile --durations=15
+	$(BIN)/python -m pytest -m "not ray" -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 	@if unshare -n true 2>/dev/null; then \
 		$(RAY_ENV) unshare -n sh -c 'ip link set lo up && exec $(BIN)/python -m pytest -m ray -p no:cacheprovider'; \
 	elif [ -n "$$CI" ]; then \

@@ -16,9 +16,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-WINDOW_S = (
-    360  # validation window: a 6-minute fault (the marathon's mean) a minute into the episode
-)
+# validation window: a 6-minute fault (the marathon's mean) a minute into the episode
+WINDOW_S = 360
 START_S = 60
 
 

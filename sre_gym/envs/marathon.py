@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sre_gym.backends.sim import SimBackend, alert_entities
+from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.envs.spaces import ToolCalls, text
@@ -570,10 +570,7 @@ class SREMarathonEnv(gym.Env):
         if self.render_mode == "rgb_array":
             b = self.backend
             now = b.episode_start + INVOCATION_S * self.invocation
-            alerts = self.alerts_view()
-            return picture(
-                b.topology(), alerts, b.episode_start, b.episode_end, now, entities=alert_entities
-            )
+            return picture(b.topology(), self.alerts_view(), b.episode_start, b.episode_end, now)
         alerts = self.backend.alerts(self.backend.now)
         firing = [a for a in alerts if a["state"] == "firing"]
         head = f"SREMarathon-v0 {self.app} invocation {self.invocation}/{self.n_invocations}"

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym.backends.sim import alert_entities
+
 HEIGHT, WIDTH = 400, 640
 GRAPH_H = 280  # the graph's band; the timeline fills the rest
 BOX = 14
@@ -82,16 +84,10 @@ def picture(
     start: float,
     end: float,
     now: float,
-    entities: Any = None,
 ) -> np.ndarray:
     """The frame (``HEIGHT x WIDTH x 3``, uint8). ``alerts`` are alert views (``severity``,
-    ``state``, ``labels``, ``starts_at``, ``ends_at``); ``entities(labels)`` names the services an
-    alert is about (default: its ``service_name``, ``deployment`` and ``service`` labels)."""
-    if entities is None:
-
-        def entities(labels: dict[str, str]) -> list[str]:
-            return [labels[k] for k in ("service_name", "deployment", "service") if k in labels]
-
+    ``state``, ``labels``, ``starts_at``, ``ends_at``); an alert colours the services its labels
+    name."""
     img = np.empty((HEIGHT, WIDTH, 3), dtype=np.uint8)
     img[:] = BG
     pos = layout(topology)
@@ -105,7 +101,7 @@ def picture(
         if a["state"] != "firing" or a["severity"] not in SEVERITY:
             continue
         rank = order.index(a["severity"])
-        for e in entities(a["labels"]):
+        for e in alert_entities(a["labels"]):
             worst[e] = min(worst.get(e, rank), rank)
     for name, c in pos.items():
         rgb = SEVERITY[order[worst[name]]] if name in worst else HEALTHY

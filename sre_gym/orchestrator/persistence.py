@@ -123,7 +123,9 @@ class PersistenceChecker:
         # on the artifact route the probe must stay healthy too: removing the artifact by taking
         # the service away (scaled to zero, its only pod deleted) repairs nothing
         ok = self.inj.probe[idx, tick] == 1
-        return ok and self.inj.artifact[idx, tick] == 0 if w.artifact_route else ok
+        if w.artifact_route:
+            ok = ok and self.inj.artifact[idx, tick] == 0
+        return ok
 
     def _challenge(self, inj: Injection, w: Watch, t: float) -> None:
         cl = self.inj.cl

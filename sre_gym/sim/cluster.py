@@ -157,7 +157,7 @@ class SimCluster:
         self.pods = P.PodTable()
         self.profiles: list[Profile] = []
         self._profile_ids: dict[tuple[int, Template], int] = {}
-        self._prof_version = -1
+        self._prof_version = 0  # profiles already in the per-profile arrays
         self.changes: list[ChangeRecord] = []
         self._actions: list[tuple[float, int, Callable[[float], None]]] = []
         self._action_seq = 0
@@ -246,8 +246,8 @@ class SimCluster:
         """Per-profile arrays, extended by the profiles compiled since the last call (profiles are
         append-only, so rebuilding them whole each time would cost quadratic work in a run)."""
         ps = self.profiles
-        start = max(self._prof_version, 0)
-        if start == len(ps) and self._prof_version >= 0:
+        start = self._prof_version
+        if start == len(ps):
             return
         new = ps[start:]
         cols = {name: [getattr(p, attr) for p in new] for name, attr in _PROFILE_COLUMNS}
@@ -920,8 +920,8 @@ class SimCluster:
         A code change is committed to the service's repository head and the image is built from
         the head (so it carries any defect the head holds); a config change edits the manifest and
         the pod template; an image change deploys a tag, which pulls only if the registry has it
-        (``published_tags``: the team's rebuilds of the head, carrying its defect). ``revert_of`` is the sha of the commit this one reverts
-        (``git revert`` on the head).
+        (``published_tags``: the team's rebuilds of the head, carrying its defect). ``revert_of`` is
+        the sha of the commit this one reverts (``git revert`` on the head).
         """
         dep = self._dep(change.service)
         tpl = dep.current.template

@@ -8,7 +8,8 @@ rollback and scale_up, the first pod for restart, the NotReady node for delete_p
 incident this wrapper opened for the service is still open and one of its alerts still fires, adds
 the new firing alerts to it, and then applies the remedy citing it. Once every alert of that
 incident has resolved, firing alerts on the service are a new episode of trouble: the old incident
-is resolved and a new one reported, so one service can be credited for each of its faults. Everything it decides from is what an agent sees (alerts, k8s state).
+is resolved and a new one reported, so one service can be credited for each of its faults.
+Everything it decides from is what an agent sees (alerts, k8s state).
 
 Remedies: ``rollback`` (to the previous revision), ``restart`` (rolling restart), ``scale_up`` (one
 more replica, at most 20) and ``delete_pods`` (the service's pods on NotReady nodes, so that they are

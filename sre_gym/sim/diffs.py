@@ -4,11 +4,16 @@ Change-delivered faults, ordinary deploys and agent patches all arrive as unifie
 or ``diff -u`` output, several files allowed) against a service's source tree. ``apply_diff`` checks
 every hunk's context and raises ``PatchError`` naming the file, the hunk and the line that do not
 apply; ``make_diff`` / ``tree_diff`` write diffs and ``reverse_diff`` writes the diff that undoes one.
+
+The text-level steps (parsing a diff, applying one file's hunks, three-way merging and writing one
+file's diff) are pure functions of strings, and an episode repeats them on the same corpus changes
+and files, so each keeps a bounded memo of its results (errors are not memoised).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import io
 import re
 from collections.abc import Iterable
@@ -100,6 +105,9 @@ def _safe_path(p: str, lineno: int) -> str:
     return pp.as_posix()
 
 
+_MEMO = 4096  # entries per memo; source files and diffs are a few kB each
+
+
 def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:
     """Parse a unified diff (``git diff`` or ``diff -u`` output, several files allowed).
 
@@ -109,6 +117,11 @@ def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:
     """
     if not isinstance(diff, str) or not diff.strip():
         raise PatchError("empty diff")
+    return list(_parse_diff(diff, strict))
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _parse_diff(diff: str, strict: bool) -> tuple[FilePatch, ...]:
     lines = diff.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -152,7 +165,7 @@ def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:
         if fp.path in seen:
             raise PatchError(f"file {fp.path} appears twice in the diff")
         seen.add(fp.path)
-    return patches
+    return tuple(patches)
 
 
 def _parse_hunk(lines: list[str], i: int, strict: bool, number: int) -> tuple[Hunk, int]:
@@ -232,6 +245,17 @@ def _join(lines: list[str], eol: bool) -> str:
 
 
 def _apply_file(path: str, text: str, hunks: Iterable[Hunk], strict: bool, notes: list[str]) -> str:
+    new_text, added = _apply_hunks(path, text, tuple(hunks), strict)
+    notes.extend(added)
+    return new_text
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _apply_hunks(
+    path: str, text: str, hunks: tuple[Hunk, ...], strict: bool
+) -> tuple[str, tuple[str, ...]]:
+    """(new text, offset notes) of applying one file's hunks to ``text``."""
+    notes: list[str] = []
     src, eol = _split(text)
     out: list[str] = []
     cursor = 0
@@ -254,7 +278,7 @@ def _apply_file(path: str, text: str, hunks: Iterable[Hunk], strict: bool, notes
             elif not h.old_eof_nl:
                 eol = True
     out.extend(src[cursor:])
-    return _join(out, eol)
+    return _join(out, eol), tuple(notes)
 
 
 def _locate(src: list[str], old: list[str], want: int, cursor: int, strict: bool) -> int | None:
@@ -340,6 +364,7 @@ def _regions(old: list[str], new: list[str]) -> list[tuple[int, int, list[str]]]
     return [(i1, i2, new[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def merge3(base: str, mine: str, theirs: str) -> str | None:
     """Three-way line merge (diff3): the edits of ``mine`` and of ``theirs`` against ``base``,
     combined; None when they touch the same or adjacent lines (a conflict), unless they agree."""
@@ -426,6 +451,7 @@ def changed_files(diff: str) -> list[str]:
 _NO_EOL = "\x00"
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def make_diff(path: str, old: str | None, new: str | None, context: int = 3) -> str:
     """A unified diff of one file (``old`` None creates it, ``new`` None deletes it); "" if equal."""
     a_lines, a_eol = _split(old or "")

@@ -123,3 +123,15 @@ def test_make_diff_applies_exactly(old_lines, new_lines, old_nl, new_nl):
         return
     assert apply_diff({"f.txt": old}, diff, strict=True)[0] == {"f.txt": new}
     assert apply_diff({"f.txt": new}, diff, reverse=True, strict=True)[0] == {"f.txt": old}
+
+
+def test_memoised_results_are_not_shared_state():
+    # parse_diff and the per-file apply keep memos: what a caller does with one result must not
+    # show up in the next, and offset notes come back on every application, not just the first
+    diff = make_diff("a.txt", "x\ny\nz\n", "x\nY\nz\n")
+    first = parse_diff(diff)
+    first.clear()
+    assert [fp.path for fp in parse_diff(diff)] == ["a.txt"]
+    shifted = {"a.txt": "pad\npad\nx\ny\nz\n"}
+    notes = [apply_diff(shifted, diff)[1] for _ in range(2)]
+    assert notes[0] == notes[1] and "offset +2" in notes[0][0]

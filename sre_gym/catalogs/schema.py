@@ -345,7 +345,8 @@ class ProbeSpec(Strict):
     the named node while it is NotReady. ``corruption`` reads the share of the service's responses
     carrying silently wrong data (a data-integrity check, not an error), ``queue_lag`` a consumer
     group's lag in messages on the service's queue, ``zone_available`` whether the named zone serves
-    traffic. A service without ready pods fails its SLI probes.
+    traffic. A service without ready pods fails its SLI probes, and one failing more than half of
+    its own requests (pods that take traffic before they listen) fails every probe read on it.
     """
 
     kind: Literal[

@@ -48,6 +48,12 @@ PROBE_KINDS = (
 )
 RESTART_QUIET_S = 300.0  # a pod that exited within the longest back-off is not yet trusted
 STUCK_GRACE_S = 30.0  # a running pod not ready this long after its startup is stuck
+# A service failing more than this share of its own requests over the window is not recovered,
+# whatever its symptom reads: pods that take traffic before they listen (a JVM booting behind no
+# readiness probe) refuse it fast, which would otherwise read as low latency and no bad data. Above
+# the worst third-party spell of the open world (30 %), so that an outside dependency does not hold
+# a repair back.
+ANSWERING_ERR_MAX = 0.5
 PROBE_TAIL_S = 600  # probes keep being recorded this long after a fault's revert
 WINDOW_TICKS = 4  # SLI probes read the last minute (4 scrapes), one scrape behind
 SELECTOR_HEADROOM = 0.5  # selector chaos is neutralised below this share of the pods' CPU limit
@@ -527,7 +533,9 @@ class Injector:
         rollout_ok = avail_ok & (stuck_n == 0)
         # SLIs as an SLO reads them: over the last minute, one scrape behind
         sli = self.window.read(out, topo.sigma)
-        has = out.served > 0
+        # serving now, and over the window the SLIs read (a window without requests has no ratio)
+        has = (out.served > 0) & (sli.served > 0)
+        answering = has & (sli.own_err <= ANSWERING_ERR_MAX)
         idx = topo.index
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}
@@ -565,14 +573,16 @@ class Injector:
                 ]
                 return int(all(lag <= pr.max for lag in lags))
             s = idx[pr.service]
-            if pr.kind == "corruption":
-                return int(bool(has[s]) and sli.corrupt[s] <= pr.max)
             if pr.kind == "error_ratio":
                 return int(bool(has[s]) and sli.own_err[s] <= pr.max)
+            if not answering[s]:
+                return 0
+            if pr.kind == "corruption":
+                return int(sli.corrupt[s] <= pr.max)
             if pr.kind == "latency_p95":
-                return int(bool(has[s]) and sli.p95[s] <= pr.max)
+                return int(sli.p95[s] <= pr.max)
             if pr.kind == "edge_error":  # the caller must be serving for its edge to count
-                return int(bool(has[s]) and sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
+                return int(sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
             if pr.kind == "rollout_complete":
                 return int(bool(rollout_ok[s]))
             if pr.kind == "no_restarts":
@@ -591,6 +601,7 @@ class SLIs:
     p95: np.ndarray
     corrupt: np.ndarray
     edge_tfail: np.ndarray
+    served: np.ndarray  # requests in the window (0: the ratios have no value, as rate() gives none)
 
 
 class Window:
@@ -622,15 +633,17 @@ class Window:
         """The SLIs of the window ending one tick ago (the current tick alone before any tick)."""
         if self.k == 0:
             p95 = out.own_lat * np.exp(_Z95 * sigma)
-            return SLIs(out.own_err, p95, out.corrupt, out.edge_tfail)
+            return SLIs(out.own_err, p95, out.corrupt, out.edge_tfail, out.served)
         rows = slice(0, min(self.k, WINDOW_TICKS))  # the ring is full after WINDOW_TICKS pushes
-        tot = np.maximum(self.served[rows].sum(axis=0), 1e-12)
+        served = self.served[rows].sum(axis=0)
+        tot = np.maximum(served, 1e-12)
         att = np.maximum(self.att[rows].sum(axis=0), 1e-12)
         return SLIs(
             own_err=self.errs[rows].sum(axis=0) / tot,
             p95=self.lat[rows].sum(axis=0) / tot,
             corrupt=self.bad[rows].sum(axis=0) / tot,
             edge_tfail=self.tfail[rows].sum(axis=0) / att,
+            served=served,
         )
 
 

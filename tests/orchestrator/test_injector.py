@@ -546,3 +546,30 @@ def test_selector_chaos_follows_the_pods_until_more_headroom_neutralises_it():
     assert not inj.present(inj.injections[0])
     cl.advance_to(EP + START + DUR + 30)  # the orchestrator detaches it at its revert
     assert all(p.hog[r] == 0 for r in p.live() if p.dep[r] == d.index)
+
+
+def test_a_restarted_jvm_recovers_only_once_its_new_pods_answer():
+    """A heap-fill fault on Train Ticket is repaired by a restart, but the new pods take traffic
+    before Spring Boot listens (no readiness probe) and refuse it: the probe stays unhealthy until
+    they have booted, and the repair is credited from then, not from the restart."""
+    app = "train-ticket"
+    svc = "ts-travel-service"
+    fid = f"tt-heap-fill-{svc}"
+    sched = Schedule(RELEASE, app, 0, (ScheduledFault(0, fid, START, START + 900),), ())
+    tt = SimCluster(app, 0, horizon_s=WARMUP_S + START + 1200)
+    tt.advance_to(EP)
+    tt.hpas = []  # the autoscaler would add pods of its own to the picture
+    inj = Injector(tt, sched, EP)
+    tt.advance_to(EP + START + 240)
+    t_fix = tt.now + 1
+    tt.restart(svc, t_fix)
+    tt.advance_to(EP + START + 600)
+    p, d = tt.pods, tt.world.deployment(svc)
+    new = [int(r) for r in range(p.n) if p.dep[r] == d.index and p.created[r] >= t_fix]
+    booted = max(p.started[r] for r in new) + tt.topo.app.startup_of(svc).boot_s
+    k_fix = int((t_fix - tt.t0) // TICK_S) + 1
+    ok = np.nonzero(inj.probe[0, k_fix:] == 1)[0]
+    assert len(ok), "the restart repairs the fault"
+    healthy = tt.time_of_tick(k_fix + int(ok[0]))
+    assert healthy >= booted
+    assert inj.probe[0, int((booted - tt.t0) // TICK_S) - 1] == 0  # ready but refusing

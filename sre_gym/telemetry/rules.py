@@ -304,12 +304,13 @@ class AlertEngine:
         all_times: set[int] = set()
         # tiers of one template often share their expression: evaluate each (query, times) once
         memo: dict[tuple[str, tuple[int, ...]], Any] = {}
-        for i, plan in enumerate(self.plans):
-            times = list(range(self._next_ms[i], limit + 1, self._interval_ms[i]))
-            if times:
-                self._next_ms[i] = times[-1] + self._interval_ms[i]
-                all_times.update(times)
-            per_rule.append((times, self._eval_rule(i, plan, times, memo) if times else None))
+        with self.engine.shared_spans():  # rules read a few counters through many matchers
+            for i, plan in enumerate(self.plans):
+                times = list(range(self._next_ms[i], limit + 1, self._interval_ms[i]))
+                if times:
+                    self._next_ms[i] = times[-1] + self._interval_ms[i]
+                    all_times.update(times)
+                per_rule.append((times, self._eval_rule(i, plan, times, memo) if times else None))
         transitions: list[dict[str, Any]] = []
         for e_ms in sorted(all_times):
             e = e_ms / 1000

@@ -975,6 +975,39 @@ def _compare_span_and_window(rv, ref, win, x, p, tms, spanfuncs, rangefuncs) -> 
         )
 
 
+def _exact(r) -> object:
+    """A result as comparable text: every present sample with its labels and time column."""
+    if np.ndim(r.values) < 2:  # a scalar or a string
+        return ("plain", np.asarray(r.values).tolist())
+    return sorted(
+        (tuple(sorted(lab.items())), k, float(r.values[i, k]))
+        for i, lab in enumerate(r.labels)
+        for k in range(r.values.shape[1])
+        if r.present[i, k]
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries=st.lists(instant_exprs(), min_size=1, max_size=4), times=_TIMES)
+def test_range_functions_shared_across_queries_change_no_result(queries, times):
+    # inside shared_spans, rate() and its kin are computed once per metric, range and times for
+    # every series and each call takes its rows: a batch of queries must give exactly what each
+    # gives alone, and errors stay errors
+    times = sorted(times)
+
+    def run(eng: Engine, q: str):
+        try:
+            return _exact(eng.eval(q, times))
+        except PromQLError as e:
+            return ("error", str(e))
+
+    alone = [run(Engine(build()), q) for q in queries]
+    eng = Engine(build())
+    with eng.shared_spans():
+        together = [run(eng, q) for q in queries]
+    assert repr(together) == repr(alone), queries
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=instant_exprs(), times=_TIMES)
 def test_skipping_series_without_samples_changes_no_result(query, times):
@@ -993,16 +1026,6 @@ def test_skipping_series_without_samples_changes_no_result(query, times):
             continue
         finally:
             engine_mod.LIVE_ONLY = True
-        if np.ndim(r.values) < 2:  # a scalar or a string
-            out.append(("plain", np.asarray(r.values).tolist()))
-            continue
-        out.append(
-            sorted(
-                (tuple(sorted(lab.items())), k, float(r.values[i, k]))
-                for i, lab in enumerate(r.labels)
-                for k in range(len(times))
-                if r.present[i, k]
-            )
-        )
+        out.append(_exact(r))
     a, b = out
     assert repr(a) == repr(b), query

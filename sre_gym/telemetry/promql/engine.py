@@ -13,13 +13,13 @@ import contextlib
 import datetime as _dt
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import promql_parser as pp
 
 from ..tsdb import TSDB, Family
-from . import aggregations, binops, functions
+from . import aggregations, binops, functions, rangefuncs, spanfuncs
 from .grouping import LabelCache
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, RangeIn, Result, Scal, Str, Vec
 
@@ -472,11 +472,13 @@ class Engine:
         self.subquery_step_ms = int(round(subquery_step_s * 1000))
         self._plans: OrderedDict[str, Plan] = OrderedDict()
         self.max_plans = 4096  # LRU bound: agents may send many distinct ad-hoc queries
+        self._spans: dict[tuple, tuple] | None = None  # see shared_spans
 
     def __getstate__(self) -> dict:
         # Plans hold parser objects that cannot be pickled; they are rebuilt on demand.
         state = self.__dict__.copy()
         state["_plans"] = OrderedDict()
+        state["_spans"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -550,6 +552,54 @@ class Engine:
     # -- evaluation -----------------------------------------------------------------------------
     def _eval_node(self, node: Node, ctx: Ctx):
         return node.eval(self, ctx)
+
+    @contextlib.contextmanager
+    def shared_spans(self) -> Iterator[None]:
+        """Within the block, a range function without arguments (``rate``, ``increase``, ...) over a
+        plain selector is computed once per metric, range and evaluation times, for every live
+        series of the metric, and each call takes its own series' rows of that. A round of alerting
+        rules reads a few counters through many different matchers. Results are the same (the
+        functions work row by row); the TSDB must not change inside the block."""
+        outer = self._spans
+        self._spans = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._spans = outer
+
+    def shared_span(
+        self, fn: str, arg: Node, rv: RangeIn, ctx: Ctx
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``fn``'s (values, present) for the series of ``rv`` from the metric-wide computation, or
+        None outside ``shared_spans`` or where it does not apply (offset, @, no metric name)."""
+        memo = self._spans
+        if (
+            memo is None
+            or not isinstance(arg, MatrixNode)
+            or arg.sel.name is None
+            or arg.sel.offset_ms
+            or arg.sel.at is not None
+            or rv.rows is None
+        ):
+            return None
+        key = (fn, arg.sel.name, arg.range_ms, ctx.times.tobytes())
+        hit = memo.get(key)
+        if hit is None:
+            wide = self.compile(f"{arg.sel.name}[{arg.range_ms}ms]").root.eval(self, ctx)
+            if wide.rows is None:
+                return None
+            win = rangefuncs.Win(wide.ref, wide.range_ms, wide.enh_ts, [])
+            vals, pres = spanfuncs.SPAN_FUNCS[fn](spanfuncs.Span(wide, wide.ref), win)
+            where = np.full(int(wide.rows.max()) + 1, -1, dtype=np.intp)
+            where[wide.rows] = np.arange(len(wide.rows))
+            hit = memo[key] = (vals, pres, where)
+        vals, pres, where = hit
+        if int(rv.rows.max()) >= len(where):
+            return None
+        pos = where[rv.rows]
+        if (pos < 0).any():  # pragma: no cover - the call's live series are the metric's
+            return None
+        return vals[pos], pres[pos]
 
     def eval(
         self,

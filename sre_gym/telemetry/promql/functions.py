@@ -185,6 +185,10 @@ def _range_call(node: CallNode, eng: Engine, ctx: Ctx, mat_idx: int):
         return rv, np.zeros((0, t)), np.zeros((0, t), dtype=bool)
     sfn = spanfuncs.SPAN_FUNCS.get(node.name)
     if sfn is not None:
+        if len(node.args) == 1:
+            shared = eng.shared_span(node.name, node.args[0], rv, ctx)
+            if shared is not None:
+                return rv, shared[0], shared[1]
         win = rangefuncs.Win(rv.ref, rv.range_ms, rv.enh_ts, sargs)
         vals, pres = sfn(spanfuncs.Span(rv, rv.ref), win)
         return rv, vals, pres

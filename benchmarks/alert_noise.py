@@ -14,8 +14,9 @@ import time
 from collections import Counter
 
 from sre_gym.backends.sim import SimBackend
+from sre_gym.clock import EPISODE_S
 from sre_gym.orchestrator.noise import noise_off
-from sre_gym.orchestrator.schedule import EPISODE_S, Schedule, schedule
+from sre_gym.orchestrator.schedule import Schedule, schedule
 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
+from sre_gym.clock import rfc3339
 from sre_gym.tools.policy import BENCHMARK_WORKLOADS
 from sre_gym.tools.specs import BUDGET_S, TOOLS
 
@@ -134,10 +135,6 @@ def _denied(
         ):
             out.add((a, b))
     return out
-
-
-def _iso(t: float) -> str:
-    return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _duration(tool: str) -> int:
@@ -327,7 +324,7 @@ class KeepAgent(Agent):
                 self.changes[key] = {
                     "sha": key,
                     "service": svc,
-                    "time": _iso(self.prev_seen),
+                    "time": rfc3339(self.prev_seen),
                     "revision": rev,
                     "title": "configuration edited outside the pipeline",
                     "drift": True,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from sre_gym.sim.state import rfc3339
+from sre_gym.clock import rfc3339
 
 
 class OperationError(ValueError):

@@ -59,13 +59,10 @@ from sre_gym.backends.base import OperationError, alert_view, app_topology
 from sre_gym.backends.sim import alert_entities
 from sre_gym.catalogs import RELEASE, load_app
 from sre_gym.catalogs.schema import parse_cpu, parse_mem
+from sre_gym.clock import EPISODE_S, MAX_REPLICAS, TICK_S, parse_time, rfc3339
 from sre_gym.sim.k8s_view import EVENT_KIND, age
-from sre_gym.sim.state import rfc3339
 
-TICK_S = 15
-EPISODE_S = 5400  # 60 minutes of injection + 30 quiet minutes, as in the simulator
 REQUEST_TIMEOUT_S = 30.0
-MAX_REPLICAS = 20  # the simulator's bound, kept so that agents meet the same rules
 REVISION = "deployment.kubernetes.io/revision"
 CHANGE_CAUSE = "kubernetes.io/change-cause"
 HASH_LABEL = "pod-template-hash"
@@ -82,7 +79,6 @@ ROLLBACK_KEEP = frozenset(
     }
 )
 PROBE_HANDLERS = ("httpGet", "grpc", "tcpSocket")
-_TS = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?$")
 _HEX_SHA = re.compile(r"^[0-9a-f]{7,64}$")
 _PROM_HTTP = re.compile(r"^HTTP Status Code (\d+) \((.*)\)$", re.DOTALL)
 _ERROR_WORD = re.compile(r"\b(ERROR|ERR|FATAL|PANIC|CRITICAL|SEVERE|EMERG|ALERT)\b|^fail:|^panic:")
@@ -91,19 +87,6 @@ _LOGFMT_LEVEL = re.compile(r"\blevel=\"?(\w+)")
 
 
 # ---------------------------------------------------------------------------------------- helpers
-def parse_time(s: Any) -> float | None:
-    """Unix seconds of an RFC 3339 timestamp (any fraction length, ``Z`` or offset), or None."""
-    if not isinstance(s, str):
-        return None
-    m = _TS.match(s.strip())
-    if not m:
-        return None
-    base, frac, tz = m.groups()
-    tz = "+00:00" if tz in (None, "Z") else (tz if ":" in tz else f"{tz[:3]}:{tz[3:]}")
-    d = _dt.datetime.fromisoformat(f"{base}{tz}")
-    return d.timestamp() + (float(f"0.{frac}") if frac else 0.0)
-
-
 def _age(now: float, t: float | None) -> str:
     return "<unknown>" if t is None else age(now, t)
 

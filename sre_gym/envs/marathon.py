@@ -14,16 +14,16 @@ from gymnasium import spaces
 from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
+from sre_gym.clock import EPISODE_S, EPOCH, INVOCATION_S
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
-from sre_gym.orchestrator.profiles import INVOCATION_S, ScheduleProfile, profile_from
+from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import score
-from sre_gym.sim.cluster import EPISODE_S, WARMUP_S
-from sre_gym.sim.state import EPOCH
+from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
 from sre_gym.tools.specs import BUDGET_S

@@ -22,10 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sre_gym.catalogs.schema import Fault
-
-INVOCATION_S = (
-    120  # the agent is invoked every 120 simulated seconds; runs last a whole number of them
-)
+from sre_gym.clock import INVOCATION_S
 
 
 class ScheduleProfile(BaseModel):

@@ -20,13 +20,10 @@ import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import Fault
+from sre_gym.clock import EPISODE_S, INJECT_S, TICK_S
 from sre_gym.orchestrator.changes import benign_times, pick_benign
 from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
 from sre_gym.rng import Streams
-
-TICK_S = 15
-INJECT_S = 3600
-EPISODE_S = 5400
 
 
 @dataclass(frozen=True)

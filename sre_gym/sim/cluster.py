@@ -17,6 +17,7 @@ import numpy as np
 
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import NOT_SERVING, Change, parse_cpu, parse_mem
+from sre_gym.clock import EPISODE_S, EPOCH, MAX_REPLICAS, TICK_S, rfc3339
 from sre_gym.rng import Streams, stable_hash
 from sre_gym.sim import autoscaler, dynamics
 from sre_gym.sim import flags as flags_mod
@@ -29,7 +30,6 @@ from sre_gym.sim.metrics import MetricWriter
 from sre_gym.sim.pipeline import BuildResult, Pipeline
 from sre_gym.sim.source_trees import PipelineError, services_with_trees
 from sre_gym.sim.state import (
-    EPOCH,
     Deployment,
     Image,
     Node,
@@ -39,15 +39,12 @@ from sre_gym.sim.state import (
     World,
     compile_profile,
     initial_template,
-    rfc3339,
 )
 from sre_gym.sim.topology import compile_topology
 from sre_gym.telemetry.tsdb import TSDB
 
-TICK_S = 15
 WARMUP_S = 600
 INITIAL_AGE_S = 2 * 86400  # the app's pods were created two days before the run (long warmed up)
-EPISODE_S = 5400
 
 
 class SimError(ValueError):
@@ -725,8 +722,8 @@ class SimCluster:
 
     def scale(self, name: str, replicas: int, t: float) -> None:
         dep = self._dep(name)
-        if not 0 <= int(replicas) <= 20:
-            raise SimError(f"replicas must be between 0 and 20, got {replicas}")
+        if not 0 <= int(replicas) <= MAX_REPLICAS:
+            raise SimError(f"replicas must be between 0 and {MAX_REPLICAS}, got {replicas}")
         dep.replicas = int(replicas)
         dep.generation += 1
         dep.dirty = True

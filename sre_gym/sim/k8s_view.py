@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sre_gym.clock import rfc3339
 from sre_gym.sim import autoscaler, netpol
 from sre_gym.sim import pods as P
 from sre_gym.sim.controller import k8s_suffix
-from sre_gym.sim.state import Deployment, rfc3339
+from sre_gym.sim.state import Deployment
 
 if TYPE_CHECKING:
     from sre_gym.sim.cluster import SimCluster

@@ -8,8 +8,6 @@ built image, a wrong address is a property of an env var, and so on.
 
 from __future__ import annotations
 
-import datetime as _dt
-import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -18,19 +16,6 @@ import numpy as np
 from sre_gym.catalogs.schema import Change, Defect, parse_cpu, parse_mem
 from sre_gym.sim.netpol import NetworkPolicy
 from sre_gym.sim.topology import Topology
-
-EPOCH = 1767225600  # 2026-01-01T00:00:00Z: wall-clock origin of every simulated run
-
-
-@functools.lru_cache(maxsize=1 << 16)  # alert views format the same few hundred times every step
-def _rfc3339(t: int) -> str:
-    return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def rfc3339(t: float) -> str:
-    """Simulated unix seconds as an RFC 3339 UTC timestamp (no wall clock involved)."""
-    return _rfc3339(int(t))
-
 
 _GO_DUR = re.compile(r"^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)$")
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sre_gym.sim.state import rfc3339
+from sre_gym.clock import rfc3339
 
 if TYPE_CHECKING:
     from sre_gym.sim.cluster import SimCluster

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sre_gym.sim.state import rfc3339
+from sre_gym.clock import rfc3339
 from sre_gym.telemetry.logs import _edge_error
 
 if TYPE_CHECKING:

@@ -19,7 +19,6 @@ and a revision (pods are not replaced).
 from __future__ import annotations
 
 import copy
-import datetime as _dt
 import hashlib
 import json
 import threading
@@ -29,7 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from sre_gym.catalogs import load_app
-from sre_gym.sim.state import EPOCH  # 2026-01-01T00:00:00Z, the default fake time
+from sre_gym.clock import EPOCH, rfc3339  # EPOCH: 2026-01-01T00:00:00Z, the default fake time
 
 Response = tuple[int, str, bytes]
 
@@ -55,14 +54,6 @@ API_VERSION = {
 REVISION = "deployment.kubernetes.io/revision"
 CHANGE_CAUSE = "kubernetes.io/change-cause"
 HASH_LABEL = "pod-template-hash"
-
-
-def rfc3339(t: float, nanos: bool = False) -> str:
-    """Unix seconds as RFC 3339 UTC (``nanos``: with the 9-digit fraction kubelet log lines carry)."""
-    d = _dt.datetime.fromtimestamp(t, tz=_dt.UTC)
-    if nanos:
-        return d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond:06d}000Z"
-    return d.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _json(status: int, obj: Any) -> Response:

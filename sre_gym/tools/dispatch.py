@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from sre_gym.backends.base import OperationError
 from sre_gym.bundle.evidence import Evidence
+from sre_gym.clock import rfc3339
 from sre_gym.sim.diffs import reverse_diff
 from sre_gym.telemetry.promql import PromQLError
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile, forbidden_reason, profile_refusal
@@ -206,7 +207,7 @@ class Toolbox:
         if a["state"] != "all":
             alerts = [x for x in alerts if x["state"] == a["state"]]
         if a["since"] is not None:
-            alerts = [x for x in alerts if x["starts_at"] >= _iso(a["since"])]
+            alerts = [x for x in alerts if x["starts_at"] >= rfc3339(a["since"])]
         return [x | {"runbook": self.b.runbook(x["id"])} for x in alerts]
 
     def _query_metrics(self, a: dict, t: float, inv: int) -> dict:
@@ -497,9 +498,3 @@ def _plain(args: Any) -> Any:
         if len(text) <= EVIDENCE_RESULT_CHARS
         else short(text, EVIDENCE_RESULT_CHARS)
     )
-
-
-def _iso(unix: int) -> str:
-    from sre_gym.sim.state import rfc3339
-
-    return rfc3339(unix)

@@ -23,8 +23,8 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from sre_gym.catalogs import load_app
+from sre_gym.clock import rfc3339
 from sre_gym.envs.marathon import INVOCATION_S, N_INVOCATIONS
-from sre_gym.sim.state import rfc3339
 from sre_gym.tools.policy import PROFILES
 from sre_gym.tools.specs import BUDGET_S, END_INVOCATION, TOOLS
 from sre_gym.wrappers.spaces import ChatMessages

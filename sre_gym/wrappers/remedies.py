@@ -27,11 +27,11 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError
 from sre_gym.backends.sim import alert_entities
+from sre_gym.clock import MAX_REPLICAS
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 REMEDIES = ("rollback", "restart", "scale_up", "delete_pods")
-MAX_REPLICAS = 20
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:

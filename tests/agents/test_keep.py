@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sre_gym.agents import KeepAgent, make_agent
-from sre_gym.sim.state import EPOCH
+from sre_gym.clock import EPOCH
 
 T0 = EPOCH + 600  # the first invocation's time
 TOPOLOGY = {

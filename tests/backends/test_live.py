@@ -26,10 +26,12 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
 from sre_gym.backends.base import Backend, OperationError  # noqa: E402
-from sre_gym.backends.live import LiveBackend, log_level, parse_time, pod_status  # noqa: E402
+from sre_gym.backends.live import LiveBackend, log_level, pod_status  # noqa: E402
 from sre_gym.backends.sim import SimBackend  # noqa: E402
 from sre_gym.bundle.evidence import Evidence  # noqa: E402
-from sre_gym.sim.state import rfc3339  # noqa: E402
+from sre_gym.clock import (
+    rfc3339,  # noqa: E402
+)
 from sre_gym.testing.fake_cluster import EPOCH, FakeCluster, json_patch, merge_patch  # noqa: E402
 from sre_gym.tools.dispatch import CHANGE_DETAIL, Toolbox  # noqa: E402
 
@@ -374,10 +376,7 @@ def test_log_levels_are_inferred_from_common_formats():
     assert log_level("GET /cart 200") == "info"
 
 
-def test_time_parsing_and_pod_status_helpers():
-    assert parse_time("2026-01-01T00:00:05.123456789Z") == pytest.approx(EPOCH + 5.123456789)
-    assert parse_time("2026-01-01T01:00:00+01:00") == EPOCH
-    assert parse_time("not a time") is None
+def test_pod_status_helper():
     assert (
         pod_status({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})
         == "Terminating"

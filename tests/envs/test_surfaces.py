@@ -21,10 +21,10 @@ import sre_gym  # noqa: F401
 from sre_gym.agents import make_agent
 from sre_gym.backends.sim import alert_entities
 from sre_gym.catalogs import APPS, load_catalog
+from sre_gym.clock import rfc3339
 from sre_gym.envs.marathon import N_INVOCATIONS, SREMarathonEnv
 from sre_gym.orchestrator.schedule import schedule
 from sre_gym.scoring.scorer import score
-from sre_gym.sim.state import rfc3339
 from sre_gym.sim.topology import compile_topology
 from sre_gym.tools import TOOLS
 from sre_gym.tools.policy import INTERVENTIONS, PROFILES

@@ -10,6 +10,7 @@ import pytest
 
 from sre_gym.catalogs import RELEASE, hard_callers, load_catalog
 from sre_gym.catalogs.schema import Change
+from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.orchestrator.injector import (
     POD_FIELDS,
     PROBE_TAIL_S,
@@ -19,10 +20,9 @@ from sre_gym.orchestrator.injector import (
 )
 from sre_gym.orchestrator.schedule import Schedule, ScheduledDeploy, ScheduledFault, schedule
 from sre_gym.sim import pods as P
-from sre_gym.sim.cluster import TICK_S, WARMUP_S, SimCluster
+from sre_gym.sim.cluster import WARMUP_S, SimCluster
 from sre_gym.sim.diffs import make_diff, reverse_diff
 from sre_gym.sim.source_trees import base_tree
-from sre_gym.sim.state import EPOCH
 
 OB = "online-boutique"
 CAT = load_catalog(OB)

@@ -11,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sre_gym.catalogs import APPS, load_catalog
+from sre_gym.clock import TICK_S
 from sre_gym.orchestrator import PROFILES, ScheduleProfile, profile_from, schedule
-from sre_gym.orchestrator.schedule import TICK_S
 
 OB = "online-boutique"
 SEEDS = range(10)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sre_gym.catalogs import load_catalog
+from sre_gym.clock import EPOCH
 from sre_gym.sim.cluster import WARMUP_S, SimCluster
-from sre_gym.sim.state import EPOCH
 
 
 @pytest.fixture(scope="session")

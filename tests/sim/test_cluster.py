@@ -11,13 +11,13 @@ import pytest
 
 from sre_gym.catalogs import RELEASE
 from sre_gym.catalogs.schema import Change
+from sre_gym.clock import EPISODE_S, EPOCH, TICK_S
 from sre_gym.orchestrator.injector import Injector
 from sre_gym.orchestrator.schedule import schedule
 from sre_gym.sim import k8s_view
 from sre_gym.sim import pods as P
-from sre_gym.sim.cluster import EPISODE_S, TICK_S, WARMUP_S, SimCluster, SimError
+from sre_gym.sim.cluster import WARMUP_S, SimCluster, SimError
 from sre_gym.sim.netpol import egress_allowlist
-from sre_gym.sim.state import EPOCH
 
 OB = "online-boutique"
 

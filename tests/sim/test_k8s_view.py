@@ -7,9 +7,9 @@ import re
 import pytest
 
 from sre_gym.catalogs.schema import Change
+from sre_gym.clock import EPOCH
 from sre_gym.sim import k8s_view as K
 from sre_gym.sim.netpol import egress_allowlist
-from sre_gym.sim.state import EPOCH
 
 NS = "online-boutique"
 

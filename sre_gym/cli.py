@@ -14,6 +14,7 @@ PLUGINS: tuple[str, ...] = (
     "sre_gym.scoring.cli",
     "sre_gym.rollouts.cli",
     "sre_gym.tools.cli",
+    "sre_gym.serve.cli",
 )
 
 SCORECARD_ROWS = (

@@ -1,0 +1,1 @@
+"""Servers that expose an episode to agents outside the Python process (MCP)."""

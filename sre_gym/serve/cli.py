@@ -1,0 +1,64 @@
+"""``sre-gym mcp``: serve one marathon's tools to a coding agent over MCP (stdio or HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def _run(a: argparse.Namespace) -> int:
+    from sre_gym.cli import evaluation_key_arg
+
+    try:
+        import mcp  # noqa: F401
+
+        from sre_gym.serve.mcp_server import MarathonSession, serve_http, serve_stdio
+    except ImportError:
+        print(
+            "error: the MCP server needs the mcp extra: pip install 'sre-gym[mcp]'", file=sys.stderr
+        )
+        return 2
+    session = MarathonSession(
+        a.app,
+        a.seed,
+        profile=a.profile,
+        schedule=a.schedule,
+        evaluation_key=evaluation_key_arg(a.evaluation_key_file),
+        bundle_dir=a.bundle_dir,
+    )
+    if a.transport == "http":
+        serve_http(session, a.port)
+    else:
+        serve_stdio(session)
+    bundle = session.info.get("bundle")
+    if bundle:
+        print(f"bundle sealed at {bundle}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``mcp`` subcommand to the ``sre-gym`` parser."""
+    from sre_gym.catalogs import APPS
+    from sre_gym.cli import add_evaluation_key, profile_arg
+    from sre_gym.tools.policy import DEFAULT_PROFILE, PROFILES
+
+    p = subparsers.add_parser(
+        "mcp", help="serve one episode's tools over MCP (stdio, or streamable HTTP on 127.0.0.1)"
+    )
+    p.add_argument("--app", default="online-boutique", choices=APPS)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--profile", default=DEFAULT_PROFILE, choices=list(PROFILES), help="access profile"
+    )
+    p.add_argument(
+        "--schedule",
+        type=profile_arg,
+        default="marathon",
+        help="schedule profile: marathon, short, single, or a JSON object of its fields",
+    )
+    p.add_argument("--bundle-dir", default=None, help="seal the episode's bundle here")
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--port", type=int, default=8765, help="with --transport http (127.0.0.1 only)")
+    add_evaluation_key(p)
+    p.set_defaults(fn=_run)

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from sre_gym.bundle import verify as verify_bundle  # noqa: E402
+from sre_gym.serve.mcp_server import MarathonSession, build_server  # noqa: E402
+from sre_gym.tools.cli import tool_table  # noqa: E402
+from sre_gym.tools.specs import END_INVOCATION  # noqa: E402
+
+SHORT = "short"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _expected_tools(profile: str = "full") -> dict[str, dict]:
+    rows = {r["name"]: r["schema"] for r in tool_table(profile)}
+    rows[END_INVOCATION.name] = END_INVOCATION.json_schema()
+    return rows
+
+
+def _session(tmp_path, **kw) -> MarathonSession:
+    return MarathonSession("online-boutique", 0, schedule=SHORT, bundle_dir=str(tmp_path), **kw)
+
+
+@pytest.mark.anyio
+async def test_in_memory_lists_exactly_the_tools_and_their_schemas(tmp_path):
+    session = _session(tmp_path)
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        tools = (await c.list_tools()).tools
+    assert {t.name: t.input_schema for t in tools} == _expected_tools()
+    assert len(tools) == 20  # the nineteen tools and the clock
+
+
+@pytest.mark.anyio
+async def test_a_profile_limits_the_listed_tools(tmp_path):
+    session = _session(tmp_path, profile="confined")
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        names = {t.name for t in (await c.list_tools()).tools}
+    assert names == set(_expected_tools("confined"))
+    assert "submit_patch" not in names
+
+
+@pytest.mark.anyio
+async def test_reads_end_invocation_and_a_forbidden_call_counted_in_the_scorecard(tmp_path):
+    session = _session(tmp_path)
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        res = await c.call_tool("get_topology", {})
+        assert not res.is_error and res.structured_content["ok"]
+        assert "services" in json.dumps(res.structured_content)
+        res = await c.call_tool("k8s_get", {"kind": "secrets"})
+        assert res.is_error and "forbidden" in res.structured_content["error"].lower()
+        inv = session.base.invocation
+        res = await c.call_tool(END_INVOCATION.name, {})
+        assert not res.is_error
+        seen = res.structured_content["observation"]
+        assert seen["invocation"] == inv + 1 and isinstance(seen["alerts"], list)
+    bundle = session.close()
+    assert bundle is not None and verify_bundle(bundle)
+    assert session.info["scorecard"]["forbidden_attempts"] == 1
+
+
+@pytest.mark.anyio
+async def test_malformed_calls_are_error_results_and_change_nothing(tmp_path):
+    session = _session(tmp_path)
+    before = session.base.invocation
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        for name, args in (
+            ("no_such_tool", {}),
+            ("query_metrics", {"query": "sum(", "window_s": -5}),
+            ("scale", {"deployment": "cartservice"}),
+        ):
+            res = await c.call_tool(name, args)
+            assert res.is_error, name
+            assert res.structured_content["ok"] is False and res.structured_content["error"]
+    # each refusal costs its few seconds of budget, like any call, and nothing else
+    assert session.base.invocation == before
+    kinds = {e["type"] for e in session.base.evidence.events}
+    assert not kinds & {"intervention", "forbidden"}
+
+
+def test_close_plays_out_the_episode_and_further_calls_are_refused(tmp_path):
+    session = _session(tmp_path)
+    bundle = session.close()
+    assert bundle is not None and verify_bundle(bundle)
+    assert session.info["scorecard"]["marathon_score"] == 0.0  # nobody acted
+    res, err = session.call("get_alerts", {})
+    assert err and "episode is over" in res["error"]
+
+
+def _server_cmd(tmp_path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "sre_gym.cli",
+        "mcp",
+        "--schedule",
+        SHORT,
+        "--bundle-dir",
+        str(tmp_path),
+        *extra,
+    ]
+
+
+@pytest.mark.anyio
+async def test_stdio_transport(tmp_path):
+    cmd = _server_cmd(tmp_path)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+    async with Client(params) as c:
+        tools = (await c.list_tools()).tools
+        assert {t.name for t in tools} == set(_expected_tools())
+        res = await c.call_tool("get_alerts", {})
+        assert not res.is_error
+    # stopping the server sealed the played-out episode
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert list(tmp_path.iterdir())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.anyio
+async def test_streamable_http_transport_on_loopback(tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen(
+        _server_cmd(tmp_path, "--transport", "http", "--port", str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.3)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as c:
+            tools = (await c.list_tools()).tools
+            assert {t.name for t in tools} == set(_expected_tools())
+            res = await c.call_tool("k8s_get", {"kind": "deployments"})
+            assert not res.is_error, res.structured_content
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)

@@ -4,7 +4,8 @@
 ``ToolCallSteps`` wrapper drives it: every tool runs at once inside the current invocation, through
 the same policy layer (profiles, forbidden operations, the citation rule, the 110 s budget), and
 ``end_invocation`` hands the 120 simulated seconds back, returning the new alert history. The tools
-have the names and JSON Schemas ``sre-gym tools --json`` prints, plus ``end_invocation``.
+have the names and JSON Schemas ``sre-gym tools --json`` prints, plus ``end_invocation``; one
+resource, ``sre-gym://episode``, tells a harness where the episode stands without spending time.
 
 When the episode ends, or when the server stops before it has, the bundle is sealed: a server that
 stops early plays out the remaining invocations with no calls (the agent stopped acting), so that
@@ -27,6 +28,7 @@ from sre_gym.tools.specs import END_INVOCATION
 from sre_gym.wrappers.tool_call_steps import ToolCallSteps
 
 ENV_ID = "SREMarathon-v0"
+STATUS_URI = "sre-gym://episode"
 INSTRUCTIONS = (
     "You operate a microservice application in Kubernetes for a whole marathon: faults keep "
     "arriving from code changes, configuration changes and infrastructure trouble, and alerts are "
@@ -107,6 +109,17 @@ class MarathonSession:
                 first["episode_over"] = self._ending()
             return first, not first.get("ok", False)
 
+    def status(self) -> dict[str, Any]:
+        """Where the episode stands, without spending simulated time: the current invocation, the
+        simulated time, the budget left in this invocation and whether the episode is over."""
+        with self._lock:
+            return {
+                "invocation": int(self.base.invocation),
+                "time": int(self.obs["time"]),
+                "budget_left_s": float(self.base.budget_left),
+                "episode_over": self.done,
+            }
+
     def close(self) -> str | None:
         """End the episode if it is still running (no more calls), seal it; the bundle path."""
         with self._lock:
@@ -148,11 +161,35 @@ def build_server(session: MarathonSession) -> Any:
             is_error=err,
         )
 
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=STATUS_URI,
+                    name="episode",
+                    description="where the episode stands (read by harnesses; costs no time)",
+                    mime_type="application/json",
+                )
+            ]
+        )
+
+    async def read_resource(ctx: Any, params: Any) -> types.ReadResourceResult:
+        if str(params.uri) != STATUS_URI:
+            raise ValueError(f"unknown resource {params.uri!r}; the server has {STATUS_URI}")
+        text = json.dumps(session.status(), sort_keys=True)
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=STATUS_URI, mime_type="application/json", text=text)
+            ]
+        )
+
     return Server(
         "sre-gym",
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
 
 

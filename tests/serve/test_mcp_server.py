@@ -161,3 +161,43 @@ async def test_streamable_http_transport_on_loopback(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=120)
+
+
+FAKE_AGENT = """
+import asyncio, json, sys
+from mcp import Client
+
+async def main(url):
+    async with Client(url) as c:
+        st = json.loads((await c.read_resource("sre-gym://episode")).contents[0].text)
+        await c.call_tool("get_alerts", {})
+        if st["invocation"] % 2 == 0:  # on odd invocations it forgets to end its turn
+            await c.call_tool("end_invocation", {})
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_the_coding_agent_harness_runs_a_whole_episode_invocation_by_invocation(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    from sre_gym.bundle import read_bundle
+    from sre_gym.scoring.scorer import score
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "mcp" / "run_coding_agent.py"
+    spec = importlib.util.spec_from_file_location("run_coding_agent", path)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    agent = tmp_path / "agent.py"
+    agent.write_text(FAKE_AGENT)
+    out = tmp_path / "bundles"
+    argv = ["--schedule", "single", "--bundle-dir", str(out), "--port", str(_free_port())]
+    assert harness.main([*argv, "--", sys.executable, str(agent), "{url}"]) == 0
+    (bundle,) = list(out.iterdir())
+    verify_bundle(bundle)
+    ev = read_bundle(bundle)
+    reads = [e for e in ev.events if e["type"] == "tool_call" and e.get("tool") == "get_alerts"]
+    n_inv = 1200 // 120  # the single profile's run
+    assert len(reads) == n_inv  # the agent ran once in every invocation, none skipped
+    assert score(ev)["marathon_score"] == 0.0

@@ -535,7 +535,7 @@ class Injector:
         sli = self.window.read(out, topo.sigma)
         # serving now, and over the window the SLIs read (a window without requests has no ratio)
         has = (out.served > 0) & (sli.served > 0)
-        answering = has & (sli.own_err <= ANSWERING_ERR_MAX)
+        refusing = has & (sli.own_err > ANSWERING_ERR_MAX)
         idx = topo.index
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}
@@ -575,14 +575,14 @@ class Injector:
             s = idx[pr.service]
             if pr.kind == "error_ratio":
                 return int(bool(has[s]) and sli.own_err[s] <= pr.max)
-            if not answering[s]:
+            if refusing[s]:  # (a consumer that takes no requests is judged by the rest alone)
                 return 0
             if pr.kind == "corruption":
-                return int(sli.corrupt[s] <= pr.max)
+                return int(bool(has[s]) and sli.corrupt[s] <= pr.max)
             if pr.kind == "latency_p95":
-                return int(sli.p95[s] <= pr.max)
+                return int(bool(has[s]) and sli.p95[s] <= pr.max)
             if pr.kind == "edge_error":  # the caller must be serving for its edge to count
-                return int(sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
+                return int(bool(has[s]) and sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
             if pr.kind == "rollout_complete":
                 return int(bool(rollout_ok[s]))
             if pr.kind == "no_restarts":

@@ -535,7 +535,8 @@ class Injector:
         sli = self.window.read(out, topo.sigma)
         # serving now, and over the window the SLIs read (a window without requests has no ratio)
         has = (out.served > 0) & (sli.served > 0)
-        refusing = has & (sli.own_err > ANSWERING_ERR_MAX)
+        # taking requests now, but failing most of them over the window, or with no window yet
+        refusing = (out.served > 0) & ((sli.served <= 0) | (sli.own_err > ANSWERING_ERR_MAX))
         idx = topo.index
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}

@@ -53,6 +53,50 @@ def format_scorecard(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("LLM agents (react)")
+    g.add_argument("--model", default=None, help="model name at the endpoint")
+    g.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. .../v1")
+    g.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the API key (default OPENAI_API_KEY; none is fine "
+        "for local servers)",
+    )
+    g.add_argument(
+        "--price",
+        default=None,
+        metavar="IN,OUT",
+        help="dollars per million input and output tokens, for the scorecard's cost",
+    )
+
+
+def llm_options(a: argparse.Namespace) -> dict[str, Any]:
+    """make_agent options of an LLM agent from the command line ({} for the baselines)."""
+    import os
+
+    from sre_gym.agents.llm import LLM_AGENTS
+
+    if a.agent not in LLM_AGENTS:
+        return {}
+    if not a.model:
+        raise SystemExit(
+            f"error: --agent {a.agent} needs --model (and --base-url for a local server)"
+        )
+    out: dict[str, Any] = {"model": a.model, "base_url": a.base_url}
+    out["api_key"] = os.environ.get(a.api_key_env) or None
+    if a.price:
+        try:
+            p_in, p_out = (float(x) for x in a.price.split(","))
+        except ValueError:
+            raise SystemExit(
+                f"error: --price takes IN,OUT dollars per million tokens, got {a.price!r}"
+            ) from None
+        out["price"] = (p_in, p_out)
+    return out
+
+
 def evaluation_key_arg(path: str | None) -> str | None:
     """The evaluation key in a file (``--evaluation-key-file``), else the environment's
     ``SRE_GYM_EVALUATION_KEY``, else None. A missing or empty file is an error."""
@@ -96,7 +140,7 @@ def _run(a: argparse.Namespace) -> int:
         schedule=a.schedule,
         evaluation_key=key,
     )
-    agent = make_agent(a.agent, env=env, seed=a.seed)
+    agent = make_agent(a.agent, env=env, seed=a.seed, **llm_options(a))
     obs, info = env.reset(seed=a.seed)
     total = 0.0
     while True:
@@ -255,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="schedule profile: marathon, short, single, or a JSON object of its fields",
     )
     add_evaluation_key(r)
+    add_model_args(r)
     r.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     r.add_argument(
         "-v", "--verbose", action="store_true", help="print per-invocation rewards to stderr"

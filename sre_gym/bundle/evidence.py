@@ -28,6 +28,7 @@ EVENT_TYPES = frozenset(
         "intervention",  # an executed intervention
         "forbidden",  # a blocked forbidden operation
         "usage",  # model calls / tokens / dollars reported with an action
+        "model",  # a model exchange of an LLM agent (request, response or provider error)
     }
 )
 

@@ -513,6 +513,20 @@ class SREMarathonEnv(gym.Env):
             self._open["results"].append({"ok": False, "error": err})
         return err
 
+    def record_model(self, exchanges: list[dict[str, Any]]) -> None:
+        """Keep an LLM agent's model exchanges of this invocation in the evidence (the bundle's
+        transcript; scoring never reads them). Each must be a JSON object."""
+        self._check_running()
+        t = (
+            self._open["t_start"]
+            if self._open is not None
+            else self.backend.episode_start + INVOCATION_S * self.invocation
+        )
+        for x in exchanges:
+            if not isinstance(x, dict):
+                raise TypeError(f"a model exchange must be a dict, got {type(x).__name__}")
+            self.evidence.add("model", t, invocation=self.invocation, **x)
+
     def end_invocation(self) -> tuple[dict, float, bool, bool, dict]:
         """Close the invocation: advance the world to the next one, score, and observe."""
         if self._open is None:

@@ -1,0 +1,45 @@
+"""Language-model agents over any OpenAI-compatible chat-completions endpoint (extra ``llm``).
+
+``make_agent("react", env=env, model="...", base_url="http://127.0.0.1:8000/v1")``. The ``openai``
+SDK is imported only when such an agent is built; ``import sre_gym`` never imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LLM_AGENTS = ("react",)
+
+
+def make_llm_agent(
+    name: str,
+    env: Any,
+    *,
+    model: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    price: tuple[float, float] | None = None,
+    max_steps: int = 10,
+    max_tokens: int = 150_000,
+    **client_options: Any,
+) -> Any:
+    """An LLM agent by name. ``price`` is (input, output) dollars per million tokens; the client
+    options (``timeout_s``, ``max_retries``, ``backoff_s``, ``http_client``) go to ``ModelClient``."""
+    from sre_gym.agents.llm.client import ModelClient, Price
+
+    if name not in LLM_AGENTS:
+        raise ValueError(f"unknown LLM agent {name!r}; available: {', '.join(LLM_AGENTS)}")
+    if env is None:
+        raise ValueError(f"the {name} agent needs env= (it runs its calls inside the invocation)")
+    if not model:
+        raise ValueError(f"the {name} agent needs model=")
+    client = ModelClient(
+        model,
+        base_url,
+        api_key=api_key,
+        price=Price(*price) if price is not None else None,
+        **client_options,
+    )
+    from sre_gym.agents.llm.react import ReactAgent
+
+    return ReactAgent(env, client, max_steps=max_steps, max_tokens=max_tokens)

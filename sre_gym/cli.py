@@ -72,17 +72,19 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def llm_options(a: argparse.Namespace) -> dict[str, Any]:
-    """make_agent options of an LLM agent from the command line ({} for the baselines)."""
+def llm_options(a: argparse.Namespace, agent: str | None = None) -> dict[str, Any]:
+    """make_agent options of an LLM agent (``agent``, default ``--agent``) from the command line
+    ({} for the baselines)."""
     import os
 
     from sre_gym.agents.llm import LLM_AGENTS
 
-    if a.agent not in LLM_AGENTS:
+    agent = a.agent if agent is None else agent
+    if agent not in LLM_AGENTS:
         return {}
     if not a.model:
         raise SystemExit(
-            f"error: --agent {a.agent} needs --model (and --base-url for a local server)"
+            f"error: --agent {agent} needs --model (and --base-url for a local server)"
         )
     out: dict[str, Any] = {"model": a.model, "base_url": a.base_url}
     out["api_key"] = os.environ.get(a.api_key_env) or None

@@ -13,7 +13,21 @@ LEADERBOARD_COLUMNS = (
     ("localization", "loc", "{:5.3f}"),
     ("repair", "repair", "{:6.3f}"),
     ("intervention_risk", "risk", "{:5.3f}"),
+    # model cost per episode (0 for scripted baselines)
+    ("cost.model_calls", "calls", "{:6.0f}"),
+    ("cost.tokens", "ktokens", "{:7.1f}"),
+    ("cost.dollars", "dollars", "{:7.3f}"),
 )
+
+
+def _metric(card: dict[str, Any], key: str) -> float:
+    """A leaderboard cell of one scorecard (``cost.tokens``: input plus output, in thousands)."""
+    if not key.startswith("cost."):
+        return float(card[key])
+    cost = card.get("cost") or {}
+    if key == "cost.tokens":
+        return (cost.get("input_tokens", 0) + cost.get("output_tokens", 0)) / 1000
+    return float(cost.get(key[5:], 0))
 
 
 def _mean(xs: list[float]) -> float:
@@ -27,7 +41,7 @@ def leaderboard(records: list[dict[str, Any]]) -> str:
         groups.setdefault((r["agent"], r["app"]), []).append(r["scorecard"])
     rows = []
     for (agent, app), cards in groups.items():
-        vals = [_mean([float(c[k]) for c in cards]) for k, _, _ in LEADERBOARD_COLUMNS]
+        vals = [_mean([_metric(c, k) for c in cards]) for k, _, _ in LEADERBOARD_COLUMNS]
         sd = _std([float(c["marathon_score"]) for c in cards])
         rows.append((agent, app, len(cards), vals, sd))
     rows.sort(key=lambda r: (r[1], -r[3][0], r[0]))
@@ -51,7 +65,7 @@ def _std(xs: list[float]) -> float:
 
 
 def _rollout(a: argparse.Namespace) -> int:
-    from sre_gym.cli import evaluation_key_arg
+    from sre_gym.cli import evaluation_key_arg, llm_options
     from sre_gym.rollouts.runner import rollout
 
     key = evaluation_key_arg(a.evaluation_key_file)
@@ -74,6 +88,7 @@ def _rollout(a: argparse.Namespace) -> int:
             progress=not a.quiet,
             schedule=a.schedule,
             evaluation_key=key,
+            agent_options=llm_options(a, name) or None,
         )
         records += res.records
         print(
@@ -117,7 +132,7 @@ def _common(p: argparse.ArgumentParser, seeds: str) -> None:
 def register(subparsers: Any) -> None:
     """Add the ``rollout`` and ``qualify`` subcommands."""
     from sre_gym.catalogs import APPS
-    from sre_gym.cli import add_evaluation_key, profile_arg
+    from sre_gym.cli import add_evaluation_key, add_model_args, profile_arg
 
     r = subparsers.add_parser(
         "rollout",
@@ -135,6 +150,7 @@ def register(subparsers: Any) -> None:
     )
     r.add_argument("--bundle-dir", default=None, help="write a sealed bundle per episode here")
     add_evaluation_key(r)
+    add_model_args(r)
     r.add_argument("--cluster", default=None, help="pin tasks to Ray nodes labelled with it")
     r.add_argument("--resources", default=None, help="custom Ray resources per task, JSON")
     r.add_argument("--label-selector", default=None, help="Ray label selector per task, JSON")

@@ -35,7 +35,11 @@ def agent_label(agent: AgentSpec, name: str | None = None) -> str:
 
 
 def build_agent(
-    agent: AgentSpec, env: Any, seed: int, evaluation: bool = False
+    agent: AgentSpec,
+    env: Any,
+    seed: int,
+    evaluation: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> Callable[[Any, Any], Any]:
     """The policy for one episode: ``make_agent(name, env, seed)`` or ``factory([env=][, seed=])``.
 
@@ -45,7 +49,9 @@ def build_agent(
     if isinstance(agent, str):
         from sre_gym.agents import make_agent
 
-        return make_agent(agent, env=env, seed=seed)
+        return make_agent(agent, env=env, seed=seed, **(options or {}))
+    if options:
+        raise TypeError("agent options (model, endpoint) go with a baseline name, not a factory")
     if not callable(agent):
         raise TypeError(
             f"agent must be a baseline name or a factory returning a policy, got {type(agent).__name__}"
@@ -110,11 +116,13 @@ def run_episode(
     agent_name: str | None = None,
     schedule: Any = None,
     evaluation_key: str | None = None,
+    agent_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
     ``profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
     ``schedule`` is the env's schedule profile; ``evaluation_key`` (default: the
-    ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode."""
+    ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode; ``agent_options`` go to
+    ``make_agent`` (an LLM agent's model and endpoint)."""
     import gymnasium as gym
 
     import sre_gym  # noqa: F401  (registers the env in this process, e.g. a Ray worker)
@@ -127,7 +135,7 @@ def run_episode(
     )
     try:
         evaluation = bool(env.unwrapped.evaluation)
-        policy = build_agent(agent, env, seed, evaluation=evaluation)
+        policy = build_agent(agent, env, seed, evaluation=evaluation, options=agent_options)
         info, total = play(env, policy, seed)
         sched = profile_key(env.unwrapped.schedule_profile)
     finally:

@@ -242,6 +242,7 @@ def rollout(
     progress_stream: TextIO | None = None,
     schedule: Any = None,
     evaluation_key: str | None = None,
+    agent_options: dict[str, Any] | None = None,
 ) -> RolloutResults:
     """Run ``agent`` on every (app, seed) and return the records (see the module docstring).
 
@@ -251,6 +252,8 @@ def rollout(
     profile (``schedule``: a name, dict or ``ScheduleProfile``; the marathon by default).
     ``evaluation_key`` (default: the ``SRE_GYM_EVALUATION_KEY`` environment variable) runs every
     episode in evaluation mode; keep one results file per key (the key is never written).
+    ``agent_options`` go to ``make_agent`` with a baseline name (an LLM agent's model, endpoint
+    and prices; each worker builds its own client).
     """
     from sre_gym.catalogs import RELEASE
     from sre_gym.envs.marathon import evaluation_key_from
@@ -275,7 +278,7 @@ def rollout(
                 done[(k[2], k[3])] = rec
     todo = [k for k in keys if k not in done]
     bdir = None if bundle_dir is None else str(bundle_dir)
-    jobs = [(agent, app, seed, bdir, name, prof, key) for app, seed in todo]
+    jobs = [(agent, app, seed, bdir, name, prof, key, agent_options) for app, seed in todo]
     use_ray = wants_ray(workers, address, bool(cluster or resources or label_selector))
     bar = Progress(
         len(todo),

@@ -71,3 +71,23 @@ def test_qualify_passes_and_explains(capsys):
     assert main(["qualify", "--app", APP, "--seeds", "1", "--json", "-q"]) == 0
     [res] = json.loads(capsys.readouterr().out)
     assert res["passed"] and res["seed"] == 1
+
+
+def test_rollout_runs_an_llm_agent_with_cost_columns(capsys):
+    import pytest
+
+    pytest.importorskip("openai")
+    from sre_gym.testing.scripted_model import ScriptedChatServer, SreScript
+
+    with ScriptedChatServer(SreScript()) as srv:
+        argv = ["rollout", "--agent", "react,noop", "--apps", APP, "--seeds", "0-1", "-q"]
+        argv += ["--schedule", "short", "--model", "scripted", "--base-url", srv.base_url]
+        assert main(argv) == 0
+        n = len(srv.requests)
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split()
+    assert {"calls", "ktokens", "dollars"} <= set(head)
+    row = {ln.split()[0]: ln.split() for ln in lines[1:]}
+    calls = float(row["react"][head.index("calls")])
+    assert n > 0 and abs(calls - n / 2) <= 0.5  # mean calls per episode, as the server answered
+    assert float(row["noop"][head.index("calls")]) == 0

@@ -314,3 +314,18 @@ def test_custom_resources_and_cluster_labels_reach_ray(ray_session, tmp_path):
     assert by_resource["resources"][ray_session.resource] == 1.0  # the task holds the resource
     assert "sre_gym_test_cluster" not in by_label["resources"]
     assert by_label["labels"][CLUSTER_LABEL] == ray_session.cluster
+
+
+@pytest.mark.ray
+def test_ray_workers_run_an_llm_agent_against_one_endpoint(ray_session):
+    pytest.importorskip("openai")
+    from sre_gym.testing.scripted_model import ScriptedChatServer, SreScript
+
+    with ScriptedChatServer(SreScript()) as srv:
+        opts = {"model": "scripted", "base_url": srv.base_url, "backoff_s": 0.0}
+        res = rollout(
+            "react", APP, "0-1", workers=2, progress=False, schedule="short", agent_options=opts
+        )
+        n = len(srv.requests)
+    assert [r["agent"] for r in res] == ["react", "react"]
+    assert sum(r["scorecard"]["cost"]["model_calls"] for r in res) == n > 0

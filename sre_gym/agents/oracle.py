@@ -13,7 +13,7 @@ import functools
 from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import alert_entities
 from sre_gym.sim.pods import TERMINATING
 from sre_gym.tools.specs import BUDGET_S, TOOLS
 

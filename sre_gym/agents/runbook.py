@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import alert_entities
 
 # alert name -> (priority, category reported as the artifact, action)
 TABLE: dict[str, tuple[int, str, str | None]] = {

@@ -100,3 +100,18 @@ class Backend(Protocol):
     # evidence (pulled by the recorder after each invocation)
     def drain_evidence(self) -> list[dict[str, Any]]: ...
     def evidence_arrays(self) -> dict[str, Any]: ...
+
+
+def alert_entities(labels: dict[str, str]) -> list[str]:
+    """Workloads, nodes or zones an alert is about, read from its labels."""
+    out: list[str] = []
+    for key in ("service_name", "deployment", "client", "server", "node", "service", "zone"):
+        v = labels.get(key)
+        if v and v not in out:
+            out.append(v)
+    pod = labels.get("pod")
+    if pod and pod.count("-") >= 2:
+        dep = pod.rsplit("-", 2)[0]
+        if dep not in out:
+            out.append(dep)
+    return out

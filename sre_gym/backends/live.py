@@ -55,8 +55,7 @@ except ImportError as e:  # pragma: no cover - exercised in a subprocess by the 
         "pip install 'sre_gym[live]'"
     ) from e
 
-from sre_gym.backends.base import OperationError, alert_view, app_topology
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import OperationError, alert_entities, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, load_app
 from sre_gym.catalogs.schema import parse_cpu, parse_mem
 from sre_gym.clock import EPISODE_S, MAX_REPLICAS, TICK_S, parse_time, rfc3339

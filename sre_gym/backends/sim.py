@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from sre_gym.backends.base import OperationError, alert_view, app_topology
+from sre_gym.backends.base import OperationError, alert_entities, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.clock import EPOCH, TICK_S, rfc3339
 from sre_gym.orchestrator.injector import Injector
@@ -28,21 +28,6 @@ def rule_pack() -> tuple:
     """The alert rule pack shipped with the release (parsed once per process)."""
     paths = sorted((catalog_dir() / "alerts").glob("*.yaml"))
     return tuple(r for p in paths for r in load_rules(p))
-
-
-def alert_entities(labels: dict[str, str]) -> list[str]:
-    """Workloads, nodes or zones an alert is about, read from its labels."""
-    out: list[str] = []
-    for key in ("service_name", "deployment", "client", "server", "node", "service", "zone"):
-        v = labels.get(key)
-        if v and v not in out:
-            out.append(v)
-    pod = labels.get("pod")
-    if pod and pod.count("-") >= 2:
-        dep = pod.rsplit("-", 2)[0]
-        if dep not in out:
-            out.append(dep)
-    return out
 
 
 class SimBackend:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import alert_entities
 
 HEIGHT, WIDTH = 400, 640
 GRAPH_H = 280  # the graph's band; the timeline fills the rest

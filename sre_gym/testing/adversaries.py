@@ -23,7 +23,7 @@ from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
 from sre_gym.agents.oracle import OracleAgent
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import alert_entities
 from sre_gym.tools.policy import BENCHMARK_WORKLOADS
 from sre_gym.tools.specs import BUDGET_S, TOOLS
 

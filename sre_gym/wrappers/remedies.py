@@ -25,8 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sre_gym.backends.base import OperationError
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.clock import MAX_REPLICAS
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of

@@ -43,6 +43,7 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
         s
         for s in env.services
         if s not in scaled  # an autoscaler would take a hand scale back
+        and base.backend.k8s_get("deployments", s)["ready"] == "1/1"
         and any(a["state"] == "firing" and s in str(a["labels"]) for a in base.alerts_view())
     )
     rev = base.backend.k8s_get("deployments", svc)["revision"]
@@ -61,10 +62,11 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
     (x,) = base.evidence.of("intervention")
     assert (x["tool"], x["incident_id"], x["in_scope"]) == ("restart", inc.id, True)
     # a second remedy on the same service reuses the open incident
-    env.step(action_of(env, "scale_up", svc))
+    obs, *_ = env.step(action_of(env, "scale_up", svc))
     assert len(base.toolbox.incidents) == 1
     assert base.evidence.of("intervention")[-1]["tool"] == "scale"
-    assert base.backend.k8s_get("deployments", svc)["ready"].endswith("/2")
+    # one more replica than it had (what the world does with it afterwards is another matter)
+    assert json.loads(obs["tool_results"])[-1]["result"].endswith(f"{svc} scaled to 2")
 
 
 def test_delete_pods_does_nothing_without_notready_nodes_and_mask_says_so(make):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-LLM_AGENTS = ("react",)
+LLM_AGENTS = ("react", "rag")
 
 
 def make_llm_agent(
@@ -40,6 +40,10 @@ def make_llm_agent(
         price=Price(*price) if price is not None else None,
         **client_options,
     )
+    if name == "rag":
+        from sre_gym.agents.llm.rag import RagAgent
+
+        return RagAgent(env, client)
     from sre_gym.agents.llm.react import ReactAgent
 
     return ReactAgent(env, client, max_steps=max_steps, max_tokens=max_tokens)

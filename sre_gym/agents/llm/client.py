@@ -94,8 +94,18 @@ class ModelClient:
     def dollars(self) -> float:
         return (self.input_tokens * self.price.input + self.output_tokens * self.price.output) / 1e6
 
-    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-        request = {"model": self.model, "messages": messages, "tools": tools}
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None = None,
+    ) -> Reply:
+        """One model turn (``tools`` may be empty; ``response_format``, e.g. a JSON object)."""
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+        if response_format is not None:
+            request["response_format"] = response_format
         for attempt in range(self.max_retries + 1):
             reply, raw = self._once(request)
             self.transcript.append(
@@ -119,6 +129,10 @@ class ModelClient:
         if reply.error is not None and reply.kind in RETRIED:
             reply.error = f"{reply.error} (gave up after {self.max_retries + 1} attempts)"
         return reply
+
+    def note(self, problem: str) -> None:
+        """Record a problem the agent found in the last reply (e.g. a plan that is not JSON)."""
+        self.transcript.append({"note": problem, "error": problem, "kind": "agent"})
 
     def _once(self, request: dict[str, Any]) -> tuple[Reply, Any]:
         import openai

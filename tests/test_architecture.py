@@ -47,7 +47,9 @@ def modules(*packages: str) -> dict[str, set[str]]:
     out = {}
     for pkg in packages:
         base = ROOT / pkg
-        files = [base.with_suffix(".py")] if base.with_suffix(".py").exists() else base.rglob("*.py")
+        files = (
+            [base.with_suffix(".py")] if base.with_suffix(".py").exists() else base.rglob("*.py")
+        )
         for f in files:
             out[f.relative_to(ROOT).as_posix()] = imports(f)
     return out

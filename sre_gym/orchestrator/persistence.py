@@ -99,7 +99,9 @@ class PersistenceChecker:
     @staticmethod
     def _settle_s(cl, target: str) -> float:
         """How long a restart of ``target`` takes to settle: a new pod created, its image pulled
-        (on a node that may lack it), booted and ready, warmed up, and one SLI window after."""
+        (on a node that may lack it), booted and ready, warmed up, and one SLI window after, read one
+        scrape late as the probes read it. Each replica's step of the rollout also waits for the
+        controller's next tick."""
         from sre_gym.orchestrator.injector import WINDOW_TICKS  # (it imports this module)
 
         dep = cl.world.deployment(target)
@@ -117,7 +119,8 @@ class PersistenceChecker:
             cl.dep_probe_period[[i]],
         )[0]
         serving = max(float(ready), start + run.boot_s)
-        return serving * max(1, dep.replicas) + run.warmup_s + WINDOW_TICKS * cl.tick_s
+        step = serving + cl.tick_s
+        return step * max(1, dep.replicas) + run.warmup_s + (WINDOW_TICKS + 1) * cl.tick_s
 
     def _healthy(self, idx: int, tick: int, w: Watch) -> bool:
         # on the artifact route the probe must stay healthy too: removing the artifact by taking

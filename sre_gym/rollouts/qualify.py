@@ -269,7 +269,8 @@ def qualify_seed(app: str, seed: int) -> dict[str, Any]:
         "oracle": oracle,
         "noop": noop,
         "n_faults": int(cards["oracle"]["n_faults"]),
-        "passed": oracle >= ORACLE_MIN and noop == NOOP_MAX,
+        # (scores are sums of fractions: 89.99999999999999 is 90)
+        "passed": round(oracle, 9) >= ORACLE_MIN and noop == NOOP_MAX,
         "missed": missed,
         "analysis_matches_scorer": bool(check),
     }

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from sre_gym.catalogs.schema import App, AppCatalog, Change, Fault, FaultTemplate, Release, Team
 
-RELEASE = "sre-marathon-r3"  # r3: probes hold recovery back while a service refuses requests
+RELEASE = "sre-marathon-r2"  # r2: the open, slow world (benign stream, timing, open world)
 APPS: tuple[str, ...] = ("online-boutique", "train-ticket", "astronomy-shop")
 PREFIX = {"online-boutique": "ob", "train-ticket": "tt", "astronomy-shop": "as"}
 NODE_MECHANISMS = frozenset({"node_failure"})

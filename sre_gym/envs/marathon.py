@@ -267,17 +267,16 @@ class SREMarathonEnv(gym.Env):
 
     ## Version History
 
-    * v0, release `sre-marathon-r3`: a service that takes requests but fails most of them (pods
-      that take traffic before they listen, such as a JVM booting behind no readiness probe) fails
-      every symptom probe read on it, and a window with no requests yet has no ratio: recoveries
-      are credited once the service answers again. Every score of `sre-marathon-r2` changes.
     * v0, release `sre-marathon-r2`: an open, slow, honest world. Rollouts take the catalog's
       scheduling, pull, boot, probe and warm-up times; symptom probes read one-minute windows a
       scrape late; selector chaos re-attaches to replacement pods; benign anomalies (third-party
       timeouts, side-workload OOMs, manual edits, node flaps, surges, HPA scaling) arrive with no
       fault behind them; deploys fail at a 15 % change-failure rate with per-episode titles and HEAD
       builds that keep defects; evaluation mode seals the schedule and holds rewards back. Every
-      score of `sre-marathon-r1` changes.
+      score of `sre-marathon-r1` changes. Revised after its first landing: a service that takes
+      requests but fails most of them (pods that take traffic before they listen, such as a JVM
+      booting behind no readiness probe) fails every symptom probe read on it, so recoveries are
+      credited once the service answers again; this changed the r2 scores of runs that repair.
     * v0, release `sre-marathon-r1`: first release.
     """
 

@@ -173,7 +173,7 @@ def test_protocol_attributes_follow_the_injected_clock(backend, clock):
         assert hasattr(backend, name), name
     for name in (m for m in vars(Backend) if not m.startswith("_")):
         assert callable(getattr(backend, name)), name
-    assert (backend.app, backend.seed, backend.release) == (APP, 3, "sre-marathon-r3")
+    assert (backend.app, backend.seed, backend.release) == (APP, 3, "sre-marathon-r2")
     assert backend.namespace == NS and backend.tick_s == 15
     assert backend.t0 == backend.episode_start == T0
     assert backend.episode_end == T0 + 5400

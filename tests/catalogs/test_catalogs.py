@@ -57,7 +57,7 @@ def test_load_release_validates_every_app():
 
 def test_unknown_release_and_app_are_clear_errors():
     with pytest.raises(
-        CatalogError, match=r"unknown release 'r0'; this package ships 'sre-marathon-r3'"
+        CatalogError, match=r"unknown release 'r0'; this package ships 'sre-marathon-r2'"
     ):
         load_release("r0")
     with pytest.raises(CatalogError, match=r"unknown app 'nope'; known apps: online-boutique"):

@@ -6,9 +6,17 @@ SDK is imported only when such an agent is built; ``import sre_gym`` never impor
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-LLM_AGENTS = ("react", "rag")
+# name -> (module under sre_gym.agents.llm, class, the budget keywords its constructor takes)
+_AGENTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "react": ("react", "ReactAgent", ("max_steps", "max_tokens")),
+    "rag": ("rag", "RagAgent", ()),
+    "keep-llm": ("keep_llm", "KeepLlmAgent", ("max_steps", "max_tokens")),
+    "orbit": ("orbit", "OrbitAgent", ("max_steps", "max_tokens")),
+}
+LLM_AGENTS = tuple(_AGENTS)
 
 
 def make_llm_agent(
@@ -40,10 +48,7 @@ def make_llm_agent(
         price=Price(*price) if price is not None else None,
         **client_options,
     )
-    if name == "rag":
-        from sre_gym.agents.llm.rag import RagAgent
-
-        return RagAgent(env, client)
-    from sre_gym.agents.llm.react import ReactAgent
-
-    return ReactAgent(env, client, max_steps=max_steps, max_tokens=max_tokens)
+    module, cls, budget = _AGENTS[name]
+    agent_class = getattr(importlib.import_module(f"sre_gym.agents.llm.{module}"), cls)
+    limits = {"max_steps": max_steps, "max_tokens": max_tokens}
+    return agent_class(env, client, **{k: limits[k] for k in budget})

@@ -55,6 +55,17 @@ class Reply:
         return msg
 
 
+@dataclass(frozen=True)
+class Mark:
+    """The client's counters at one moment (``ModelClient.mark()``), to account one invocation."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    dollars: float
+    transcript: int
+
+
 class ModelClient:
     """``chat(messages, tools)`` against one model of one endpoint."""
 
@@ -93,6 +104,25 @@ class ModelClient:
     @property
     def dollars(self) -> float:
         return (self.input_tokens * self.price.input + self.output_tokens * self.price.output) / 1e6
+
+    def mark(self) -> Mark:
+        """The counters now; ``usage_since`` and ``transcript_since`` account from here."""
+        return Mark(
+            self.calls, self.input_tokens, self.output_tokens, self.dollars, len(self.transcript)
+        )
+
+    def usage_since(self, mark: Mark) -> dict[str, Any]:
+        """The model calls, tokens and dollars spent since ``mark``: an action's ``usage``."""
+        return {
+            "model_calls": self.calls - mark.calls,
+            "input_tokens": self.input_tokens - mark.input_tokens,
+            "output_tokens": self.output_tokens - mark.output_tokens,
+            "dollars": max(self.dollars - mark.dollars, 0.0),
+        }
+
+    def transcript_since(self, mark: Mark) -> list[dict[str, Any]]:
+        """The transcript entries recorded since ``mark`` (for ``record_model``)."""
+        return self.transcript[mark.transcript :]
 
     def chat(
         self,

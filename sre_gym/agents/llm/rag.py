@@ -61,8 +61,7 @@ class RagAgent(Agent):
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         client = self.client
-        start = (client.calls, client.input_tokens, client.output_tokens, client.dollars)
-        first = len(client.transcript)
+        mark = client.mark()
         alerts = json.loads(obs["alerts"])
         new = [a for a in alerts if a["id"] not in self.seen]
         self.seen.update(a["id"] for a in alerts)
@@ -71,16 +70,8 @@ class RagAgent(Agent):
             plan = self._plan(live, obs)
             if plan is not None:
                 self._execute(plan)
-        self.base.record_model(client.transcript[first:])
-        return {
-            "calls": [],
-            "usage": {
-                "model_calls": client.calls - start[0],
-                "input_tokens": client.input_tokens - start[1],
-                "output_tokens": client.output_tokens - start[2],
-                "dollars": max(client.dollars - start[3], 0.0),
-            },
-        }
+        self.base.record_model(client.transcript_since(mark))
+        return {"calls": [], "usage": client.usage_since(mark)}
 
     # ------------------------------------------------------------------ retrieval
     def _retrieve(self, live: list[dict[str, Any]]) -> list[str]:

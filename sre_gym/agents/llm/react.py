@@ -65,8 +65,7 @@ class ReactAgent(Agent):
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         base, client = self.base, self.client
-        start = (client.calls, client.input_tokens, client.output_tokens, client.dollars)
-        first = len(client.transcript)
+        mark = client.mark()
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": self._situation(obs)},
@@ -86,16 +85,8 @@ class ReactAgent(Agent):
                 messages.append(self._run(call))
             if tokens >= self.max_tokens or base.budget_left <= 0:
                 break
-        base.record_model(client.transcript[first:])
-        return {
-            "calls": [],
-            "usage": {
-                "model_calls": client.calls - start[0],
-                "input_tokens": client.input_tokens - start[1],
-                "output_tokens": client.output_tokens - start[2],
-                "dollars": max(client.dollars - start[3], 0.0),
-            },
-        }
+        base.record_model(client.transcript_since(mark))
+        return {"calls": [], "usage": client.usage_since(mark)}
 
     def _run(self, call: dict[str, Any]) -> dict[str, Any]:
         """Run one of the model's tool calls; the tool message answering it."""

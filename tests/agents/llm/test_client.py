@@ -42,6 +42,24 @@ def test_an_answer_with_its_usage_and_price():
     assert len(c.transcript) == 1 and c.transcript[0]["response"]["choices"][0]
 
 
+def test_usage_and_transcript_since_a_mark_count_only_what_came_after():
+    with ScriptedChatServer(
+        sequence({"content": "one"}, Fault(429, "wait"), {"content": "two"})
+    ) as srv:
+        c = client(srv, price=Price(input=1.0, output=1.0))
+        c.chat(HELLO, TOOLS)
+        m = c.mark()
+        c.chat(HELLO, TOOLS)
+    prompt = len(json.dumps(HELLO)) // 4
+    assert c.usage_since(m) == {
+        "model_calls": 1,
+        "input_tokens": prompt,
+        "output_tokens": COMPLETION_TOKENS,
+        "dollars": pytest.approx((prompt + COMPLETION_TOKENS) / 1e6),
+    }
+    assert [e["kind"] for e in c.transcript_since(m)] == ["rate_limited", None]
+
+
 @pytest.mark.parametrize(
     ("fault", "kind"),
     [

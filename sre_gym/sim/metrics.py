@@ -32,21 +32,9 @@ class PodFamily:
     def __init__(self, fam: Family, variants: int) -> None:
         self.fam = fam
         self.rows = np.full((64, variants), -1, dtype=np.intp)
-        # per variant, the last pod rows asked for and their family rows: the live pods change far
-        # less often than every tick, and a pod's series, once created, keeps its row
-        self._last: dict[int, tuple[bytes, np.ndarray]] = {}
 
     def rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
         """Family rows of ``pod_rows`` for ``variant``; ``labels(pod_row)`` names new series."""
-        key = pod_rows.tobytes()
-        last = self._last.get(variant)
-        if last is not None and last[0] == key:
-            return last[1]
-        out = self._rows_for(pod_rows, variant, labels)
-        self._last[variant] = (key, out)
-        return out
-
-    def _rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
         if len(pod_rows) and pod_rows.max() >= self.rows.shape[0]:
             grown = np.full((2 * int(pod_rows.max()) + 1, self.rows.shape[1]), -1, dtype=np.intp)
             grown[: self.rows.shape[0]] = self.rows

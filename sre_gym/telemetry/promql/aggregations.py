@@ -19,7 +19,8 @@ from .rangefuncs import quantile_sorted
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, Vec
 
 if TYPE_CHECKING:
-    from .engine import Engine, Node
+    from .engine import Engine
+    from .nodes import Node
 
 _OPS = {
     "sum",

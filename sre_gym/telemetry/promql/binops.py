@@ -19,7 +19,8 @@ from .grouping import Dedup, Grouping, LabelCache
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, Scal, Vec
 
 if TYPE_CHECKING:
-    from .engine import Engine, Node
+    from .engine import Engine
+    from .nodes import Node
 
 _ARITH = {"+", "-", "*", "/", "%", "^", "atan2"}
 _CMP = {"==", "!=", ">", "<", ">=", "<="}

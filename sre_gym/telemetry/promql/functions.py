@@ -19,7 +19,8 @@ from .grouping import Dedup, LabelCache
 from .types import Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Vec, drop_name
 
 if TYPE_CHECKING:
-    from .engine import Engine, Node
+    from .engine import Engine
+    from .nodes import Node
 
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _CHUNK_ELEMS = 1_000_000
@@ -255,7 +256,7 @@ def _clamp(node: CallNode, eng: Engine, ctx: Ctx) -> Vec:
 
 
 def _timestamp(node: CallNode, eng: Engine, ctx: Ctx) -> Vec:
-    from .engine import SelectorNode
+    from .nodes import SelectorNode
 
     arg = node.args[0]
     v = arg.eval(eng, ctx)
@@ -290,7 +291,7 @@ def _pi(node: CallNode, eng: Engine, ctx: Ctx) -> Scal:
 
 
 def _absent_labels(arg) -> LabelSet:
-    from .engine import MatrixNode, SelectorNode
+    from .nodes import MatrixNode, SelectorNode
 
     if isinstance(arg, SelectorNode):
         return arg.absent_labels()

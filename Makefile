@@ -20,7 +20,7 @@ $(CORE): pyproject.toml | $(BIN)/python
 
 # everything the tests need: all extras (ray, live, viz, llm) and the dev tools
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz,llm,mcp]'
+	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz,llm,mcp,openenv]'
 	touch $(CORE) $@
 
 $(PROM):

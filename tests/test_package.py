@@ -9,7 +9,7 @@ import sys
 def test_import_is_light():
     code = (
         "import sys, sre_gym; "
-        "heavy = [m for m in ('ray', 'kubernetes', 'matplotlib', 'pandas', 'openai', 'torch', 'mcp', 'httpx2', 'uvicorn') if m in sys.modules]; "
+        "heavy = [m for m in ('ray', 'kubernetes', 'matplotlib', 'pandas', 'openai', 'torch', 'mcp', 'httpx2', 'uvicorn', 'openenv', 'fastapi', 'gradio', 'fastmcp') if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     out = subprocess.run(

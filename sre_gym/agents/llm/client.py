@@ -144,7 +144,7 @@ class ModelClient:
                         "attempt": attempt,
                         "request": {
                             "model": self.model,
-                            "messages": messages,
+                            "messages": list(messages),  # as sent: callers grow theirs
                             "n_tools": len(tools),
                         },
                         "response": raw,

@@ -73,23 +73,10 @@ class RagAgent(Agent):
         self.base.record_model(client.transcript_since(mark))
         return {"calls": [], "usage": client.usage_since(mark)}
 
-    # ------------------------------------------------------------------ retrieval
     def _retrieve(self, live: list[dict[str, Any]]) -> list[str]:
         if self.topology is None:
-            self.topology = self._read("get_topology", {})
-        ranked = Counter(s for a in live for s in alert_entities(a.get("labels", {})))
-        out = [f"topology: {self.topology}"]
-        for svc, _ in ranked.most_common(self.top_k):
-            described = self._read("k8s_describe", {"kind": "deployments", "name": svc})
-            out.append(f"deployment {svc}: {described}")
-            changes = self._read("list_changes", {"service": svc, "limit": 5})
-            out.append(f"changes of {svc}: {changes}")
-        return out
-
-    def _read(self, tool: str, args: dict[str, Any]) -> str:
-        res = self.base.call({"tool": tool, "args": args})
-        text = json.dumps(res.get("result") if res.get("ok") else res, sort_keys=True, default=str)
-        return text[:CONTEXT_CHARS]
+            self.topology = read(self.base, "get_topology", {})
+        return retrieve(self.base, live, self.topology, self.top_k)
 
     # ------------------------------------------------------------------ the model's plan
     def _plan(self, live: list[dict[str, Any]], obs: dict[str, Any]) -> dict[str, Any] | None:
@@ -116,13 +103,13 @@ class RagAgent(Agent):
 
     def _execute(self, plan: dict[str, Any]) -> None:
         opened: list[str | None] = []
-        for inc in _items(plan.get("incidents")):
+        for inc in items(plan.get("incidents")):
             args = {k: inc[k] for k in ("alert_ids", "root_cause_services", "artifact") if k in inc}
             res = self.base.call({"tool": "report_incident", "args": args})
             opened.append((res.get("result") or {}).get("id") if res.get("ok") else None)
-        for up in _items(plan.get("updates")):
+        for up in items(plan.get("updates")):
             self.base.call({"tool": "update_incident", "args": up})
-        for rep in _items(plan.get("repairs")):
+        for rep in items(plan.get("repairs")):
             tool, args, ref = rep.get("tool"), rep.get("args"), rep.get("incident")
             if tool not in INTERVENTIONS or not isinstance(args, dict):
                 continue
@@ -133,5 +120,26 @@ class RagAgent(Agent):
             self.base.call({"tool": tool, "args": args})
 
 
-def _items(x: Any) -> list[dict[str, Any]]:
+def retrieve(base: Any, live: list[dict[str, Any]], topology: str, top_k: int) -> list[str]:
+    """RAG's retrieval: the topology, then the deployment state and recent changes of the
+    ``top_k`` services the alerts name most (ties in first-named order)."""
+    ranked = Counter(s for a in live for s in alert_entities(a.get("labels", {})))
+    out = [f"topology: {topology}"]
+    for svc, _ in ranked.most_common(top_k):
+        described = read(base, "k8s_describe", {"kind": "deployments", "name": svc})
+        out.append(f"deployment {svc}: {described}")
+        changes = read(base, "list_changes", {"service": svc, "limit": 5})
+        out.append(f"changes of {svc}: {changes}")
+    return out
+
+
+def read(base: Any, tool: str, args: dict[str, Any]) -> str:
+    """One read tool's result (or its error) as JSON text, cut to ``CONTEXT_CHARS``."""
+    res = base.call({"tool": tool, "args": args})
+    text = json.dumps(res.get("result") if res.get("ok") else res, sort_keys=True, default=str)
+    return text[:CONTEXT_CHARS]
+
+
+def items(x: Any) -> list[dict[str, Any]]:
+    """The objects of a plan's list field (anything else is ignored)."""
     return [i for i in x if isinstance(i, dict)] if isinstance(x, list) else []

@@ -64,11 +64,18 @@ class ReactAgent(Agent):
         self.client.transcript.clear()
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
-        base, client = self.base, self.client
+        client = self.client
         mark = client.mark()
+        self._loop(SYSTEM, self._situation(obs))
+        self.base.record_model(client.transcript_since(mark))
+        return {"calls": [], "usage": client.usage_since(mark)}
+
+    def _loop(self, system: str, situation: str) -> None:
+        """The bounded loop: ``max_steps`` model calls, ``max_tokens`` tokens, the tool budget."""
+        client = self.client
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": self._situation(obs)},
+            {"role": "system", "content": system},
+            {"role": "user", "content": situation},
         ]
         tokens = 0
         for _ in range(self.max_steps):
@@ -83,10 +90,8 @@ class ReactAgent(Agent):
                 break
             for call in reply.tool_calls:
                 messages.append(self._run(call))
-            if tokens >= self.max_tokens or base.budget_left <= 0:
+            if tokens >= self.max_tokens or self.base.budget_left <= 0:
                 break
-        base.record_model(client.transcript_since(mark))
-        return {"calls": [], "usage": client.usage_since(mark)}
 
     def _run(self, call: dict[str, Any]) -> dict[str, Any]:
         """Run one of the model's tool calls; the tool message answering it."""

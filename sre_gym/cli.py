@@ -54,7 +54,9 @@ def format_scorecard(card: dict[str, Any]) -> str:
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("LLM agents (react)")
+    from sre_gym.agents.llm import LLM_AGENTS
+
+    g = p.add_argument_group(f"LLM agents ({', '.join(LLM_AGENTS)})")
     g.add_argument("--model", default=None, help="model name at the endpoint")
     g.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. .../v1")
     g.add_argument(

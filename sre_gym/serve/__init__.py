@@ -1,1 +1,1 @@
-"""Servers that expose an episode to agents outside the Python process (MCP)."""
+"""Servers that expose episodes to agents and trainers outside the Python process (MCP, OpenEnv)."""

@@ -9,11 +9,16 @@ accounting has deterministic figures to check. Every request is kept in ``reques
 
 ``SreScript`` is a deterministic stand-in for a model that reads only the conversation: it lists
 the firing alerts, reports one incident per workload they name that it has not reported yet, and
-ends its turn.
+ends its turn; asked for a JSON object (``response_format``), as plan-making methods do, it answers
+an empty plan.
+
+``python -m sre_gym.testing.scripted_model --port 8000`` serves ``SreScript`` on 127.0.0.1 until
+interrupted, for trying the LLM agents from the command line with no model.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import threading
 import time
@@ -38,7 +43,9 @@ class Fault:
 class ScriptedChatServer:
     """``with ScriptedChatServer(respond) as srv:`` then point a client at ``srv.base_url``."""
 
-    def __init__(self, respond: Callable[[dict[str, Any]], dict[str, Any] | Fault]) -> None:
+    def __init__(
+        self, respond: Callable[[dict[str, Any]], dict[str, Any] | Fault], port: int = 0
+    ) -> None:
         self.respond = respond
         self.requests: list[dict[str, Any]] = []
         self._n = 0
@@ -102,7 +109,7 @@ class ScriptedChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
@@ -140,6 +147,8 @@ class SreScript:
     def __call__(self, req: dict[str, Any]) -> dict[str, Any]:
         msgs = req["messages"]
         last = msgs[-1]
+        if req.get("response_format", {}).get("type") == "json_object":
+            return {"content": "{}"}  # a plan with nothing in it
         if last["role"] == "user":
             self.n += 1
             return {
@@ -171,3 +180,22 @@ def _workload(labels: dict[str, str]) -> str | None:
         if labels.get(key):
             return labels[key]
     return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve ``SreScript`` on 127.0.0.1 until interrupted."""
+    ap = argparse.ArgumentParser(description="a scripted chat-completions server on 127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    a = ap.parse_args(argv)
+    srv = ScriptedChatServer(SreScript(), port=a.port)
+    print(f"serving SreScript at {srv.base_url} (Ctrl-C stops it)", flush=True)
+    try:
+        srv._httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv._httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

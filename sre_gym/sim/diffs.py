@@ -105,7 +105,7 @@ def _safe_path(p: str, lineno: int) -> str:
     return pp.as_posix()
 
 
-_MEMO = 4096  # entries per memo; source files and diffs are a few kB each
+_MEMO = 1024  # entries per memo (each holds a source file or diff of a few kB): about two episodes
 
 
 def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:

@@ -34,44 +34,36 @@ firing for an earlier fault; separate two faults on one service at once (their a
 incident); name a config key rather than the commit that changed it; see feature-flag changes or
 zone-wide outages as such; repair with a source patch or a config patch. Its evidence is up to one
 invocation (120 s) old, so it typically reports and repairs one invocation after the oracle would.
+
+The pure readers of its cues (alert parsing, alert families, network-policy semantics, pod and
+deploy look-ups) and the ``Alert`` and ``Suspect`` records live in ``sre_gym.agents.keep_cues``.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
+from sre_gym.agents.keep_cues import (
+    ENTRY_ALERTS,
+    OWN_ALERTS,
+    POD_FAULT_ALERTS,
+    SERVICE_ALERTS,
+    Alert,
+    Suspect,
+    abnormal_services,
+    denying_policies,
+    node_of,
+    parse_time,
+    pod_of,
+    reverted,
+)
 from sre_gym.clock import rfc3339
 from sre_gym.tools.policy import BENCHMARK_WORKLOADS
 from sre_gym.tools.specs import BUDGET_S, TOOLS
 
-POD_ALERTS = frozenset(
-    {
-        "KubePodCrashLooping",
-        "KubePodNotReady",
-        "KubeContainerWaiting",
-        "KubeContainerOOMKilled",
-        "CPUThrottlingHigh",
-        "ContainerMemoryNearLimit",
-    }
-)
-DEPLOYMENT_ALERTS = frozenset({"KubeDeploymentReplicasMismatch", "KubeDeploymentRolloutStuck"})
-OWN_ALERTS = POD_ALERTS | DEPLOYMENT_ALERTS
-SERVICE_ALERTS = frozenset({"ServiceHighErrorRate", "ServiceHighLatency"})
-ENTRY_ALERTS = frozenset({"EntrypointHighErrorRate", "EntrypointHighLatency"})
-NODE_ALERT = "KubeNodeNotReady"
-POD_FAULT_ALERTS = frozenset(
-    {
-        "CPUThrottlingHigh",
-        "KubeContainerOOMKilled",
-        "KubePodCrashLooping",
-        "ContainerMemoryNearLimit",
-    }
-)
 CHANGE_WINDOW_S = 900  # a deploy stays a suspect this long
 DEPLOY_EFFECT_S = 480  # a deploy is suspect only if its service's signals turn abnormal this soon
 CHANGES_SINCE_S = 420  # each list_changes read covers this much history (reads are 120 s apart)
@@ -86,106 +78,8 @@ MAX_REMEDIES = 2
 NEVER = -1e18
 
 
-@functools.lru_cache(maxsize=8192)
-def _ts(iso: str | None) -> float:
-    if not iso:
-        return 0.0
-    return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).timestamp()
-
-
-def _rule_admits(rule: dict[str, Any], key: str, peer: str, port: int | None) -> bool:
-    """Does an ingress (``from``) or egress (``to``) rule of a NetworkPolicy admit pods of
-    ``peer`` on ``port``? (standard semantics: no peers or no ports means all of them; pods carry
-    the ``app`` label of their service)"""
-    ports = rule.get("ports")
-    if ports and port is not None and not any(p.get("port") == port for p in ports):
-        return False
-    peers = rule.get(key)
-    if not peers:
-        return True
-    for x in peers:
-        if "podSelector" not in x or "namespaceSelector" in x:
-            continue  # another namespace (DNS and the like)
-        labels = (x["podSelector"] or {}).get("matchLabels") or {}
-        if all(k == "app" and v == peer for k, v in labels.items()):
-            return True
-    return False
-
-
-def _denied(
-    policies: list[dict[str, Any]], edges: list[tuple[str, str]], ports: dict[str, int]
-) -> set[tuple[str, str]]:
-    """The calls (caller, callee) the policies drop: a pod selected by a policy of a type accepts
-    or sends only what the union of those policies' rules of that type admit."""
-
-    def selects(p: dict[str, Any], svc: str) -> bool:
-        sel = p.get("pod_selector") or {}
-        return all((k == "app" and v == svc) for k, v in sel.items())
-
-    out = set()
-    for a, b in edges:
-        eg = [p for p in policies if "Egress" in (p.get("policy_types") or []) and selects(p, a)]
-        ig = [p for p in policies if "Ingress" in (p.get("policy_types") or []) and selects(p, b)]
-        port = ports.get(b)
-        if (
-            eg
-            and not any(_rule_admits(r, "to", b, port) for p in eg for r in p.get("egress", []))
-            or ig
-            and not any(_rule_admits(r, "from", a, port) for p in ig for r in p.get("ingress", []))
-        ):
-            out.add((a, b))
-    return out
-
-
 def _duration(tool: str) -> int:
     return TOOLS[tool].duration_s
-
-
-@dataclass
-class Alert:
-    id: str
-    name: str
-    t: float
-    firing: bool
-    service: str | None = None  # the workload the alert is about (the callee for edge alerts)
-    pod: str | None = None
-    node: str | None = None
-    client: str | None = None
-    server: str | None = None
-
-    @classmethod
-    def parse(cls, a: dict[str, Any]) -> Alert:
-        lab = a.get("labels", {})
-        name = a.get("name", "")
-        pod = lab.get("pod")
-        al = cls(a["id"], name, _ts(a.get("starts_at")), a.get("state") == "firing", pod=pod)
-        if lab.get("client") and lab.get("server"):  # call failures: the callee fails
-            al.client, al.server = lab.get("client"), lab.get("server")
-            al.service = al.server
-        elif name == NODE_ALERT:
-            al.node = lab.get("node")
-        else:
-            al.service = lab.get("service_name") or lab.get("deployment")
-            if al.service is None and pod and pod.count("-") >= 2:
-                al.service = pod.rsplit("-", 2)[0]
-        return al
-
-    @property
-    def workload(self) -> str | None:
-        return self.node or self.service
-
-
-@dataclass
-class Suspect:
-    key: tuple
-    kind: str  # node | netpol | deploy | pod
-    culprit: str  # the service or node reported as the root cause
-    artifact: str
-    since: float  # when its evidence starts
-    service: str | None = None
-    peer: str | None = None  # netpol: the service whose egress it denies
-    change: dict[str, Any] | None = None
-    pod: str | None = None
 
 
 @dataclass
@@ -364,15 +258,6 @@ class KeepAgent(Agent):
         self.nodes = {n["name"] for n in topo.get("nodes", [])}
 
     # ------------------------------------------------------------------ diagnosis
-    @staticmethod
-    def _abnormal(alerts: list[Alert]) -> set[str]:
-        """Services with their own firing signals (pod, deployment or service alerts)."""
-        return {
-            a.service
-            for a in alerts
-            if a.firing and a.service and (a.name in OWN_ALERTS or a.name in SERVICE_ALERTS)
-        }
-
     def _inherited(self, svc: str, abnormal: set[str]) -> bool:
         """Are svc's service-level symptoms explained by an abnormal hard dependency?"""
         return bool(self.hard_callees.get(svc, set()) & abnormal)
@@ -384,14 +269,14 @@ class KeepAgent(Agent):
         for node in sorted(nodes):
             t = max((a.t for a in alerts if a.node == node), default=now)
             out.append(Suspect(("node", node), "node", node, node, t))
-        for p, (src, peer) in self._denying_policies():
+        for p, (src, peer) in denying_policies(self.netpols, self.callees, self.ports):
             out.append(
                 Suspect(
                     ("netpol", p["name"]),
                     "netpol",
                     src,
                     f"networkpolicy/{p['name']}",
-                    _ts(p.get("created")) or now,
+                    parse_time(p.get("created")) or now,
                     service=src,
                     peer=peer,
                 )
@@ -416,8 +301,8 @@ class KeepAgent(Agent):
                 and not self._inherited(svc, abnormal)
                 and a.t <= self.seen_until - LAG_S  # else a deploy we have not read may explain it
             ):
-                pod = self._pod_of(svc)
-            if pod is None or self._node_of(pod) in bad_nodes:
+                pod = pod_of(self.pods, svc)
+            if pod is None or node_of(self.pods, pod) in bad_nodes:
                 continue
             out.append(Suspect(("pod", pod), "pod", svc, f"pod/{pod}", a.t, svc, pod=pod))
         uniq: dict[tuple, Suspect] = {}
@@ -425,39 +310,21 @@ class KeepAgent(Agent):
             uniq.setdefault(s.key, s)
         return list(uniq.values())
 
-    def _denying_policies(self) -> list[tuple[dict[str, Any], tuple[str, str]]]:
-        """Policies that drop a call of the call graph which the other policies would let
-        through, each with the first such (caller, callee): the namespace's own allow rules and
-        default deny drop nothing the application needs."""
-        edges = sorted((a, b) for a, bs in self.callees.items() for b in bs)
-        if not edges or not self.netpols:
-            return []
-        denied_all = _denied(self.netpols, edges, self.ports)
-        out = []
-        for p in self.netpols:
-            rest = [q for q in self.netpols if q is not p]
-            freed = [
-                e for e in edges if e in denied_all and e not in _denied(rest, edges, self.ports)
-            ]
-            if freed:
-                out.append((p, freed[0]))
-        return out
-
     def _deploy_suspects(self, alerts: list[Alert], abnormal: set[str], now: float) -> list:
         """The latest live deploy of each service whose own signals turned abnormal after it."""
         latest: dict[str, dict[str, Any]] = {}
         for ch in self.changes.values():
-            t = _ts(ch["time"])
+            t = parse_time(ch["time"])
             if now - t > CHANGE_WINDOW_S or str(ch.get("title", "")).startswith("Revert"):
                 continue
-            if ch["sha"] in self.undone or self._reverted(ch):
+            if ch["sha"] in self.undone or reverted(ch, self.changes):
                 continue
             svc = ch["service"]
-            if svc not in latest or _ts(latest[svc]["time"]) < t:
+            if svc not in latest or parse_time(latest[svc]["time"]) < t:
                 latest[svc] = ch
         out = []
         for svc, ch in sorted(latest.items()):
-            t = _ts(ch["time"])
+            t = parse_time(ch["time"])
             after = [a for a in alerts if t <= a.t <= t + DEPLOY_EFFECT_S]
             own = {a.name for a in after if a.service == svc and a.client is None}
             cannot_reach = any(a.client == svc and a.server not in abnormal for a in after)
@@ -472,22 +339,6 @@ class KeepAgent(Agent):
                 out.append(Suspect(("deploy", art), "deploy", svc, art, t, svc, change=ch))
         return out
 
-    def _reverted(self, ch: dict[str, Any]) -> bool:
-        undo = f'Revert "{ch.get("title", "")}"'
-        t = _ts(ch["time"])
-        return any(
-            o["service"] == ch["service"] and _ts(o["time"]) >= t and o.get("title") == undo
-            for o in self.changes.values()
-        )
-
-    def _pod_of(self, svc: str) -> str | None:
-        pods = [p for p in self.pods if p.get("deployment") == svc]
-        pods = [p for p in pods if p.get("status") != "Terminating"]
-        return pods[0]["name"] if pods else None
-
-    def _node_of(self, pod: str) -> str | None:
-        return next((p.get("node") for p in self.pods if p["name"] == pod), None)
-
     def _explains(self, s: Suspect, a: Alert) -> int:
         """How well suspect s explains alert a (0: not at all)."""
         if a.t < s.since - 60:
@@ -495,7 +346,7 @@ class KeepAgent(Agent):
         if s.kind == "node":
             if a.node == s.culprit:
                 return 10
-            if a.pod and self._node_of(a.pod) == s.culprit:
+            if a.pod and node_of(self.pods, a.pod) == s.culprit:
                 return 8
             on_node = {p.get("deployment") for p in self.pods if p.get("node") == s.culprit}
             return 5 if a.service in on_node else 0
@@ -627,7 +478,7 @@ class KeepAgent(Agent):
         self._ingest(obs)
         alerts = [Alert.parse(a) for a in alerts_of(obs)]
         by_id = {a.id: a for a in alerts}
-        abnormal = self._abnormal(alerts)
+        abnormal = abnormal_services(alerts)
         suspects = self._suspects(alerts, abnormal, now)
         self.live = {s.key for s in suspects}
         added = self._assign(alerts, suspects, abnormal)
@@ -775,7 +626,11 @@ class KeepAgent(Agent):
             if hit or (sha7 and not ch.get("drift") and sha7 in str(h.get("change_cause", ""))):
                 return int(hist[i - 1]["revision"]) if i > 0 else False
         n = ch.get("revision")
-        if isinstance(n, int) and n > 1 and self.rolled_back.get(svc, NEVER) < _ts(ch["time"]):
+        if (
+            isinstance(n, int)
+            and n > 1
+            and self.rolled_back.get(svc, NEVER) < parse_time(ch["time"])
+        ):
             return n - 1  # revisions are numbered in order; only a rollback moves one
         return False
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from sre_gym.catalogs import load_catalog
+from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.clock import EPOCH
 from sre_gym.sim.cluster import WARMUP_S, SimCluster
 
@@ -27,6 +29,48 @@ def cl(warm) -> SimCluster:
     return warm()
 
 
+@pytest.fixture
+def shop() -> SimCluster:
+    """A fresh astronomy-shop cluster right after warm-up (the app with flagd and its flags)."""
+    c = SimCluster("astronomy-shop", 0, horizon_s=3600)
+    c.advance_to(EPOCH + WARMUP_S)
+    return c
+
+
 @pytest.fixture(scope="session")
 def changes() -> dict:
     return {c.id: c for c in load_catalog("online-boutique").changes}
+
+
+@pytest.fixture(scope="session")
+def state_of():
+    """The cluster's state as a comparable value (world, pod arrays, changes, profiles, actions):
+    an operation the cluster refuses must leave it equal."""
+
+    def state(cl: SimCluster) -> tuple:
+        p = cl.pods
+        arrays = tuple(
+            getattr(p, f)[: p.n].tobytes()
+            for f in (
+                "alive",
+                "ready",
+                "state",
+                "rev",
+                "prof",
+                "node",
+                "hog",
+                "delay",
+                "deleted_at",
+            )
+        )
+        return (
+            copy.deepcopy(cl.world),
+            arrays,
+            list(p.names),
+            len(cl.changes),
+            len(cl.profiles),
+            len(cl._actions),
+            RELEASE,
+        )
+
+    return state

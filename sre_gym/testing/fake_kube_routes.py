@@ -1,0 +1,244 @@
+"""The HTTP side of the fake Kubernetes API: the routes and handlers of the API paths it serves.
+
+``KubeRoutes`` answers GET (lists with equality label and dotted-path field selectors, single
+objects, pod logs, the deployment scale subresource), PATCH (JSON, merge and strategic-merge patches
+of objects and of the scale) and DELETE, with Kubernetes ``Status`` errors, on the state of a
+``KubeStore``; it records every request, and every mutating one, before answering, and applies the
+refusals a test set up with ``refuse``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from sre_gym.clock import rfc3339
+from sre_gym.testing.fake_http import Response, _json, _status
+from sre_gym.testing.fake_kube_store import API_VERSION, CLUSTER_SCOPED, RESOURCES, KubeStore
+from sre_gym.testing.fake_patches import PatchError, json_patch, merge_patch
+
+
+def _lookup(obj: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _selector(text: str) -> list[tuple[str, str, bool]]:
+    out = []
+    for term in filter(None, (t.strip() for t in text.split(","))):
+        if "!=" in term:
+            k, v = term.split("!=", 1)
+            out.append((k.strip(), v.strip(), False))
+        else:
+            k, v = term.split("==", 1) if "==" in term else term.split("=", 1)
+            out.append((k.strip(), v.strip(), True))
+    return out
+
+
+class KubeRoutes(KubeStore):
+    """The HTTP answers of a fake Kubernetes API server over its ``KubeStore`` state."""
+
+    def handle(
+        self, method: str, path: str, params: dict[str, str], ctype: str, body: bytes
+    ) -> Response:
+        with self.lock:
+            self.requests.append((method, path))
+            payload: Any = None
+            if body:
+                try:
+                    payload = json.loads(body)
+                except ValueError:
+                    return _status(400, "BadRequest", "request body is not JSON")
+            if method != "GET":
+                self.mutations.append(
+                    {"method": method, "path": path, "content_type": ctype, "body": payload}
+                )
+            for i, (m, frag, code, reason, message) in enumerate(self._refusals):
+                if m == method and frag in path:
+                    del self._refusals[i]
+                    return _status(code, reason, message)
+            route = self._route(path)
+            if route is None:
+                return _status(
+                    404, "NotFound", f"the server could not find the requested resource ({path})"
+                )
+            kind, ns, name, sub = route
+            if method == "GET":
+                return self._get(kind, ns, name, sub, params)
+            if method == "PATCH" and name is not None:
+                return self._patch(kind, ns, name, sub, ctype, payload)
+            if method == "DELETE" and name is not None and sub is None:
+                return self._delete(kind, ns, name)
+            return _status(
+                405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
+            )
+
+    def _route(self, path: str) -> tuple[str, str, str | None, str | None] | None:
+        for prefix in API_VERSION:
+            if path == prefix or path.startswith(prefix + "/"):
+                segs = [s for s in path[len(prefix) :].split("/") if s]
+                break
+        else:
+            return None
+        if len(segs) >= 3 and segs[0] == "namespaces":
+            ns, segs = segs[1], segs[2:]
+        else:
+            ns = ""
+        if not segs or segs[0] not in RESOURCES or RESOURCES[segs[0]][0] != prefix or len(segs) > 3:
+            return None
+        kind = segs[0]
+        if (kind in CLUSTER_SCOPED) != (ns == "") and not (ns == "" and len(segs) == 1):
+            return None
+        return kind, ns, segs[1] if len(segs) > 1 else None, segs[2] if len(segs) > 2 else None
+
+    def _not_found(self, kind: str, name: str) -> Response:
+        group = RESOURCES[kind][0]
+        qual = kind if group == "/api/v1" else f"{kind}.{group.split('/')[2].removesuffix('/v1')}"
+        return _status(404, "NotFound", f'{qual} "{name}" not found', name=name, kind=kind)
+
+    def _matches(self, obj: dict, params: dict[str, str]) -> bool:
+        labels = obj["metadata"].get("labels") or {}
+        for k, v, eq in _selector(params.get("labelSelector", "")):
+            if (labels.get(k) == v) != eq:
+                return False
+        for k, v, eq in _selector(params.get("fieldSelector", "")):
+            got = _lookup(obj, k)
+            if (("" if got is None else str(got)) == v) != eq:
+                return False
+        return True
+
+    def _get(
+        self, kind: str, ns: str, name: str | None, sub: str | None, params: dict[str, str]
+    ) -> Response:
+        group, kind_name = RESOURCES[kind]
+        if name is None:
+            items = [
+                copy.deepcopy(o)
+                for (o_ns, _), o in sorted(self.objects[kind].items())
+                if (not ns or o_ns == ns) and self._matches(o, params)
+            ]
+            return _json(
+                200,
+                {
+                    "apiVersion": API_VERSION[group],
+                    "kind": f"{kind_name}List",
+                    "metadata": {"resourceVersion": str(self._rv)},
+                    "items": items,
+                },
+            )
+        obj = self.objects[kind].get((ns, name))
+        if obj is None:
+            return self._not_found(kind, name)
+        if sub is None:
+            return _json(200, obj)
+        if kind == "pods" and sub == "log":
+            return self._log(name, params)
+        if kind == "deployments" and sub == "scale":
+            return _json(200, self._scale_view(obj))
+        return _status(404, "NotFound", f"no subresource {sub!r} of {kind}")
+
+    def _log(self, pod: str, params: dict[str, str]) -> Response:
+        lines = self.logs.get(pod, [])
+        if "sinceSeconds" in params:
+            cut = self.clock() - int(params["sinceSeconds"])
+            lines = [x for x in lines if x[0] >= cut]
+        if "tailLines" in params:
+            lines = lines[-int(params["tailLines"]) :] if int(params["tailLines"]) else []
+        stamps = params.get("timestamps", "").lower() == "true"
+        text = "".join(
+            f"{rfc3339(t, nanos=True)} {line}\n" if stamps else f"{line}\n" for t, line in lines
+        )
+        return 200, "text/plain; charset=utf-8", text.encode()
+
+    def _scale_view(self, dep: dict) -> dict:
+        labels = dep["spec"]["selector"].get("matchLabels") or {}
+        return {
+            "apiVersion": "autoscaling/v1",
+            "kind": "Scale",
+            "metadata": {
+                k: dep["metadata"][k]
+                for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            },
+            "spec": {"replicas": dep["spec"].get("replicas", 1)},
+            "status": {
+                "replicas": (dep.get("status") or {}).get("replicas", 0),
+                "selector": ",".join(f"{k}={v}" for k, v in sorted(labels.items())),
+            },
+        }
+
+    def _patch(
+        self, kind: str, ns: str, name: str, sub: str | None, ctype: str, payload: Any
+    ) -> Response:
+        obj = self.objects[kind].get((ns, name))
+        if obj is None:
+            return self._not_found(kind, name)
+        if sub not in (None, "scale") or (sub == "scale" and kind != "deployments"):
+            return _status(404, "NotFound", f"no subresource {sub!r} of {kind}")
+        work = copy.deepcopy(self._scale_view(obj) if sub == "scale" else obj)
+        try:
+            if ctype == "application/json-patch+json":
+                if not isinstance(payload, list):
+                    raise PatchError("a JSON patch must be a list of operations")
+                json_patch(work, payload)
+            elif ctype in (
+                "application/strategic-merge-patch+json",
+                "application/merge-patch+json",
+            ):
+                if not isinstance(payload, dict):
+                    raise PatchError("a merge patch must be an object")
+                merge_patch(work, payload, strategic=ctype.startswith("application/strategic"))
+            else:
+                return _status(
+                    415,
+                    "UnsupportedMediaType",
+                    f"the body of the request was in an unknown format ({ctype or 'none'})",
+                )
+        except (PatchError, KeyError, IndexError, ValueError, TypeError) as e:
+            return _status(422, "Invalid", f"{kind} {name!r} is invalid: {e}")
+        if sub == "scale":
+            replicas = (work.get("spec") or {}).get("replicas")
+            if not isinstance(replicas, int) or replicas < 0:
+                return _status(
+                    422,
+                    "Invalid",
+                    f"Scale.apps {name!r} is invalid: spec.replicas: must be a non-negative integer",
+                )
+            obj["spec"]["replicas"] = replicas
+            self._touch(obj)
+            if kind == "deployments":
+                self._reconcile(obj)
+            return _json(200, self._scale_view(obj))
+        work["metadata"]["name"], work["metadata"]["namespace"] = (
+            name,
+            ns or work["metadata"].get("namespace"),
+        )
+        self.objects[kind][(ns, name)] = work
+        self._touch(work)
+        if kind == "deployments":
+            self._reconcile(work)  # a no-op unless the pod template changed
+        return _json(200, work)
+
+    def _touch(self, obj: dict) -> None:
+        self._rv += 1
+        obj["metadata"]["resourceVersion"] = str(self._rv)
+
+    def _delete(self, kind: str, ns: str, name: str) -> Response:
+        obj = self.objects[kind].pop((ns, name), None)
+        if obj is None:
+            return self._not_found(kind, name)
+        if kind == "pods":
+            return _json(200, obj)
+        return _json(
+            200,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Success",
+                "details": {"name": name, "kind": kind, "uid": obj["metadata"].get("uid")},
+            },
+        )

@@ -71,6 +71,7 @@ class SimBackend:
             list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S
         )
         self._alerts: dict[str, dict[str, Any]] = {}
+        self._views: dict[tuple[str, float | None], dict[str, Any]] = {}
         self._alert_order: list[str] = []
         self._pending: list[dict[str, Any]] = []
         self._records_seen = 0
@@ -124,10 +125,17 @@ class SimBackend:
         """Every alert that started firing at or before t, with its state as of t."""
         self._evaluate(t)
         out = []
+        views = self._views
         for aid in self._alert_order:
             a = self._alerts[aid]
             if a["fired_at"] <= t:
-                out.append(alert_view(aid, a, a["fired_at"], t))
+                # a view changes only when the alert resolves: build each once per state
+                r = a["resolved_at"]
+                key = (aid, r if r is not None and r <= t else None)
+                v = views.get(key)
+                if v is None:
+                    v = views[key] = alert_view(aid, a, a["fired_at"], t)
+                out.append(dict(v))
         return out
 
     def alert_entities(self, alert_id: str) -> list[str]:

@@ -35,6 +35,8 @@ ALERTS_CHARS = 1 << 21
 RESULTS_CHARS = 1 << 21
 INCIDENTS_CHARS = 1 << 20
 NOTES_CHARS = 1 << 16
+# what the observation shows of each alert (get_alerts also gives the description)
+_ALERT_KEYS = ("id", "name", "severity", "state", "labels", "starts_at", "ends_at", "summary")
 EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
@@ -566,20 +568,21 @@ class SREMarathonEnv(gym.Env):
         encoding the whole list: the history grows to hundreds of alerts and is sent every step)."""
         cache = self._alert_json
         parts = []
-        for a in self.alerts_view():
+        for a in self._alerts_now():
             key = (a["id"], a["state"])
             s = cache.get(key)
             if s is None:
-                s = cache[key] = _dump(a, ALERTS_CHARS)
+                s = cache[key] = _dump({k: a[k] for k in _ALERT_KEYS}, ALERTS_CHARS)
             parts.append(s)
         return _truncate("[" + ",".join(parts) + "]", ALERTS_CHARS)
 
     def alerts_view(self) -> list[dict[str, Any]]:
         """The alert history as the observation shows it (as of the current invocation's start)."""
+        return [{k: a[k] for k in _ALERT_KEYS} for a in self._alerts_now()]
+
+    def _alerts_now(self) -> list[dict[str, Any]]:
         b = self.backend
-        now = b.episode_start + INVOCATION_S * self.invocation
-        keys = ("id", "name", "severity", "state", "labels", "starts_at", "ends_at", "summary")
-        return [{k: a[k] for k in keys} for a in b.alerts(now)]
+        return b.alerts(b.episode_start + INVOCATION_S * self.invocation)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.backend is None:

@@ -138,29 +138,29 @@ def pick_benign(
     windows: dict[str, list[tuple[int, int]]] = {}
     for s, e, svc in blocked:
         windows.setdefault(svc, []).append((s, e))
-    used: set[str] = set()
+    # per kind, the changes not used yet that stack with every one used (both only shrink as
+    # changes are used, so the lists are filtered once per use, not once per deploy)
+    avail = {k: list(cs) for k, cs in by_kind.items()}
     out: list[tuple[int, str]] = []
     draws = g.random((len(times), 2))
     for t, (r_kind, r_pick) in zip(times, draws, strict=True):
         first = int(np.searchsorted(cum, r_kind, side="right"))
         for j in range(len(kinds)):  # the drawn kind first, then the others in order
             kind = kinds[(min(first, len(kinds) - 1) + j) % len(kinds)]
-            ok = [
-                c
-                for c in by_kind[kind]
-                if c.id not in used
-                and not clash.get(c.id, frozenset()) & used
-                and not (
-                    kind in ("code", "image")
-                    and any(
+            ok = avail[kind]
+            if kind in ("code", "image"):
+                ok = [
+                    c
+                    for c in ok
+                    if not any(
                         s - BAD_IMAGE_GAP_S <= t < e + BAD_IMAGE_GAP_S
                         for s, e in windows.get(c.service, ())
                     )
-                )
-            ]
+                ]
             if ok:
                 c = ok[int(r_pick * len(ok))]
-                used.add(c.id)
+                for k, cs in avail.items():
+                    avail[k] = [x for x in cs if x.id != c.id and c.id not in clash.get(x.id, ())]
                 out.append((int(t), c.id))
                 break
     return out

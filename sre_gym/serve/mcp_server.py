@@ -18,6 +18,7 @@ HTTP on 127.0.0.1. ``mcp`` (extra ``mcp``) is imported only here, on demand.
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from typing import Any
 
@@ -204,10 +205,18 @@ def serve_stdio(session: MarathonSession) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
+    # MCP clients close stdin, wait 2 s, then send SIGTERM and SIGKILL 2 s later: a SIGTERM ends
+    # serving as stdin's end does, and one that comes while the episode is sealed is ignored
+    signal.signal(signal.SIGTERM, _exit_on_term)
     try:
         anyio.run(main)
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         session.close()
+
+
+def _exit_on_term(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def serve_http(session: MarathonSession, port: int, host: str = "127.0.0.1") -> None:

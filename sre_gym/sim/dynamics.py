@@ -259,7 +259,9 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     pod_usage[rr] = usage
     pod_thr[rr] = np.clip((rho - 0.6) / 0.4, 0.0, 1.0)
     # pods that are up but not ready (and non-serving pods) still burn their hog
-    idle = rows[~np.isin(rows, rr)]
+    serving = np.zeros(x.n_pod_rows, dtype=bool)
+    serving[rr] = True
+    idle = rows[~serving[rows]]
     pod_usage[idle] = x.pod_hog[idle]
     return TickOut(
         lam=lam,

@@ -11,11 +11,28 @@ engine reads rectangular slices. Reading never mutates anything.
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __name__
+
+# Sample blocks this big get pages of their own, unmapped when the block is freed. From the heap,
+# each episode's blocks (whose sizes differ from episode to episode as rows double) left freed
+# holes that later allocations did not fit: one process's resident memory grew for tens of
+# episodes. glibc would do the same by itself, but raises its mmap threshold after the first free.
+_OWN_PAGES_BYTES = 1 << 17
+
+
+def nan_block(rows: int, cols: int) -> np.ndarray:
+    """A float64 ``[rows, cols]`` array of NaN; big ones on pages of their own."""
+    nbytes = rows * cols * 8
+    if nbytes < _OWN_PAGES_BYTES:
+        return np.full((rows, cols), np.nan)
+    out = np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.float64).reshape(rows, cols)
+    out.fill(np.nan)
+    return out
 
 
 class Family:
@@ -29,7 +46,7 @@ class Family:
         self.rows: list[LabelSet] = []
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
-        self.data = np.full((8, cap_ticks), np.nan)
+        self.data = nan_block(8, cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
 
     def row(self, values: tuple[str, ...]) -> int:
@@ -43,7 +60,7 @@ class Family:
             )
         r = len(self.rows)
         if r == self.data.shape[0]:
-            grown = np.full((2 * r, self._cap_ticks), np.nan)
+            grown = nan_block(2 * r, self._cap_ticks)
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import promql_parser as pp
 
-from ..tsdb import TSDB
+from ..tsdb import TSDB, Family
 from . import aggregations, binops, functions, rangefuncs, spanfuncs
 from .grouping import LabelCache
 from .nodes import (
@@ -23,6 +23,7 @@ from .nodes import (
     Node,
     NumberNode,
     SelectorNode,
+    SeriesTracker,
     StringNode,
     SubqueryNode,
     UnaryNode,
@@ -79,12 +80,17 @@ class Engine:
         self._plans: OrderedDict[str, Plan] = OrderedDict()
         self.max_plans = 4096  # LRU bound: agents may send many distinct ad-hoc queries
         self._spans: dict[tuple, tuple] | None = None  # see shared_spans
+        self._alive: dict[tuple, tuple] | None = None  # see alive
+        # one series tracker per (name, matchers) across plans: rules sharing a selector scan once
+        self._trackers: dict[tuple, SeriesTracker] = {}
 
     def __getstate__(self) -> dict:
         # Plans hold parser objects that cannot be pickled; they are rebuilt on demand.
         state = self.__dict__.copy()
         state["_plans"] = OrderedDict()
         state["_spans"] = None
+        state["_alive"] = None
+        state["_trackers"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -129,6 +135,13 @@ class Engine:
             self._plans.popitem(last=False)
         return plan
 
+    def _shared(self, sel: SelectorNode) -> SelectorNode:
+        """Give ``sel`` the tracker of the selectors with its name and matchers."""
+        if len(self._trackers) > self.max_plans:
+            self._trackers.clear()
+        sel.track = self._trackers.setdefault(sel.track_key, sel.track)
+        return sel
+
     def _build(self, e) -> Node:
         if isinstance(e, pp.ParenExpr):
             return self._build(e.expr)
@@ -137,9 +150,11 @@ class Engine:
         if isinstance(e, pp.StringLiteral):
             return StringNode(e.val)
         if isinstance(e, pp.VectorSelector):
-            return SelectorNode(e)
+            return self._shared(SelectorNode(e))
         if isinstance(e, pp.MatrixSelector):
-            return MatrixNode(e)
+            node = MatrixNode(e)
+            self._shared(node.sel)
+            return node
         if isinstance(e, pp.SubqueryExpr):
             return SubqueryNode(e, self)
         if isinstance(e, pp.UnaryExpr):
@@ -168,10 +183,28 @@ class Engine:
         functions work row by row); the TSDB must not change inside the block."""
         outer = self._spans
         self._spans = {} if outer is None else outer
+        alive = self._alive
+        self._alive = {} if alive is None else alive
         try:
             yield
         finally:
             self._spans = outer
+            self._alive = alive
+
+    def alive(self, fam: Family, k_lo: int, k_hi: int) -> np.ndarray:
+        """Per row of ``fam``: has it a sample in ticks ``[k_lo, k_hi]``? Within ``shared_spans``
+        computed once per family and tick range (the columns read are final)."""
+        memo = self._alive
+        if memo is None:
+            return ~np.isnan(fam.data[: len(fam.rows), k_lo : k_hi + 1]).all(axis=1)
+        key = (fam.name, k_lo, k_hi)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not fam or len(hit[1]) < len(fam.rows):
+            hit = memo[key] = (
+                fam,
+                ~np.isnan(fam.data[: len(fam.rows), k_lo : k_hi + 1]).all(axis=1),
+            )
+        return hit[1]
 
     def shared_span(
         self, fn: str, arg: Node, rv: RangeIn, ctx: Ctx

@@ -122,38 +122,27 @@ def _compile_matcher(label: str, op: str, value: str) -> _Matcher:
     return _Matcher(op, value)
 
 
-class SelectorNode(Node):
-    """Instant vector selector (``name{matchers} offset d @ t``)."""
+class SeriesTracker:
+    """The series a metric name and label matchers pick, kept as families gain rows.
 
-    def __init__(self, vs: pp.VectorSelector) -> None:
-        if vs.matchers.or_matchers:
-            raise PromQLError("unsupported: 'or' inside label matchers (not in Prometheus 2.42)")
-        self.name: str | None = vs.name
-        self.matchers = [(m.name, _OPS[str(m.op)], m.value) for m in vs.matchers.matchers]
-        self.offset_ms = td_ms(vs.offset)
-        self.at: tuple[str, int] | None = None
-        if vs.at is not None:
-            self.has_at = True
-            t = vs.at.type
-            if t == pp.AtModifierType.Start:
-                self.at = ("start", 0)
-            elif t == pp.AtModifierType.End:
-                self.at = ("end", 0)
-            else:
-                self.at = ("t", int(round(vs.at.at.timestamp() * 1000)))
-        self._name_ms = [m for m in self.matchers if m[0] == NAME]
-        self._label_ms = [
-            (lab, _compile_matcher(lab, op, val)) for lab, op, val in self.matchers if lab != NAME
-        ]
-        self._name_fns = [_compile_matcher(lab, op, val) for lab, op, val in self._name_ms]
+    Families only ever gain rows: a named tracker scans just the rows added since it last looked;
+    its family is held, not keyed by id (ids of freed families get reused). The engine gives every
+    selector with the same name and matchers one tracker, so rules that share a selector scan once.
+    """
+
+    def __init__(self, name: str | None, name_fns: list, label_ms: list) -> None:
+        self.name = name
+        self._name_fns = name_fns
+        self._label_ms = label_ms
         self._key: object = object()
         self._sel: Selection | None = None
-        # families only ever gain rows: a named selector scans just the rows added since it last
-        # looked; its family is held, not keyed by id (ids of freed families get reused)
         self._fam: Family | None = None
         self._found: list[tuple[LabelSet, Family, int]] = []
         self._scanned = 0
-        self._live: tuple[Selection, bytes, Selection] | None = None
+        # live subsets of the selection ``_live_of``, by their mask (selectors that share the
+        # tracker read different windows)
+        self._live_of: Selection | None = None
+        self._live: dict[bytes, Selection] = {}
 
     # -- selection ------------------------------------------------------------------------------
     def select(self, tsdb: TSDB) -> Selection:
@@ -211,19 +200,21 @@ class SelectorNode(Node):
             return sel
         keep = np.empty(len(sel.labels), dtype=bool)
         for fam, rows, pos in sel.parts:
-            keep[pos] = ~np.isnan(fam.data[rows, k_lo : k_hi + 1]).all(axis=1)
+            keep[pos] = eng.alive(fam, k_lo, k_hi)[rows]
         if keep.all():
             return sel
+        if self._live_of is not sel or len(self._live) > 16:
+            self._live_of, self._live = sel, {}
         key = keep.tobytes()
-        live = self._live
-        if live is not None and live[0] is sel and live[1] == key:
-            return live[2]
+        sub = self._live.get(key)
+        if sub is not None:
+            return sub
         idx = np.flatnonzero(keep)
         at = np.full(len(keep), -1, dtype=np.intp)
         at[idx] = np.arange(len(idx))
         parts = [(fam, rows[keep[pos]], at[pos[keep[pos]]]) for fam, rows, pos in sel.parts]
         sub = Selection(tuple(sel.labels[i] for i in idx.tolist()), [p for p in parts if len(p[1])])
-        self._live = (sel, key, sub)
+        self._live[key] = sub
         return sub
 
     @staticmethod
@@ -241,6 +232,43 @@ class SelectorNode(Node):
         for fam, rows, pos in by_fam.values():
             parts.append((fam, np.asarray(rows, dtype=np.intp), np.asarray(pos, dtype=np.intp)))
         return Selection(labels, parts)
+
+
+class SelectorNode(Node):
+    """Instant vector selector (``name{matchers} offset d @ t``)."""
+
+    def __init__(self, vs: pp.VectorSelector) -> None:
+        if vs.matchers.or_matchers:
+            raise PromQLError("unsupported: 'or' inside label matchers (not in Prometheus 2.42)")
+        self.name: str | None = vs.name
+        self.matchers = [(m.name, _OPS[str(m.op)], m.value) for m in vs.matchers.matchers]
+        self.offset_ms = td_ms(vs.offset)
+        self.at: tuple[str, int] | None = None
+        if vs.at is not None:
+            self.has_at = True
+            t = vs.at.type
+            if t == pp.AtModifierType.Start:
+                self.at = ("start", 0)
+            elif t == pp.AtModifierType.End:
+                self.at = ("end", 0)
+            else:
+                self.at = ("t", int(round(vs.at.at.timestamp() * 1000)))
+        name_fns = [_compile_matcher(lab, op, val) for lab, op, val in self.matchers if lab == NAME]
+        label_ms = [
+            (lab, _compile_matcher(lab, op, val)) for lab, op, val in self.matchers if lab != NAME
+        ]
+        self.track = SeriesTracker(self.name, name_fns, label_ms)
+
+    @property
+    def track_key(self) -> tuple:
+        """Selectors with the same key pick the same series (the engine shares their tracker)."""
+        return (self.name, tuple(sorted(self.matchers)))
+
+    def select(self, tsdb: TSDB) -> Selection:
+        return self.track.select(tsdb)
+
+    def select_live(self, eng: Engine, k_lo: int, k_hi: int) -> Selection:
+        return self.track.select_live(eng, k_lo, k_hi)
 
     # -- evaluation -----------------------------------------------------------------------------
     def ref_times(self, ctx: Ctx) -> np.ndarray:

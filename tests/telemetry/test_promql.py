@@ -114,6 +114,17 @@ def test_selections_follow_series_added_later(eng):
         assert np.array_equal(got.values, want.values)
 
 
+def test_selectors_with_the_same_matchers_share_one_tracker(eng):
+    """Rules that read one selector scan the TSDB once: the engine gives every selector with the
+    same name and matchers (in any order) one series tracker, and keeps others apart."""
+    a = eng.compile('sum(req_total{job="a", inst=~"1|2"})').root.expr
+    b = eng.compile('rate(req_total{inst=~"1|2", job="a"}[1m])').root.args[0].sel
+    c = eng.compile('req_total{job="a"}').root
+    assert a.track is b.track and a.track is not c.track
+    assert eng.eval('sum(req_total{job="a", inst=~"1|2"})', [60]).values.shape == (1, 1)
+    assert b.select(eng.tsdb) is a.select(eng.tsdb)
+
+
 def test_instant_lookback_staleness_and_visibility(eng):
     assert one(eng, "temp{job='a'}", 60) == 5.0
     assert one(eng, "temp{job='a'}", 67) == 5.0  # between scrapes: latest sample <= t

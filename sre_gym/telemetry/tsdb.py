@@ -60,7 +60,9 @@ class Family:
             )
         r = len(self.rows)
         if r == self.data.shape[0]:
-            grown = nan_block(2 * r, self._cap_ticks)
+            # double while small, then grow by a quarter: a family of pod series reaches
+            # thousands of rows, and a doubled block would be up to half empty
+            grown = nan_block(2 * r if r < 1024 else r + r // 4, self._cap_ticks)
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r

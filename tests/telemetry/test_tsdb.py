@@ -41,3 +41,12 @@ def test_rows_grow_past_capacity_and_keep_their_samples():
     assert np.isnan(fam.data[40:, 0]).all() and np.isnan(fam.data[:, 1:]).all()
     assert fam.row(("p3",)) == 3  # an existing series keeps its row
     assert fam.rows[3] == (("pod", "p3"),)
+
+
+def test_big_families_grow_by_a_quarter_not_double():
+    db = TSDB(t0=0, tick_s=15, capacity=400)
+    fam = db.family("kube_pod_info", ("pod",))
+    for i in range(1025):
+        fam.row((f"p{i}",))
+    assert fam.data.shape == (1280, 400)  # 1,024 rows doubled from 8, then a quarter more
+    assert fam.n_series == 1025 and np.isnan(fam.data).all()

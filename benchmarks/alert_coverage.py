@@ -21,9 +21,9 @@ from collections import Counter
 
 from sre_gym.backends.sim import SimBackend
 from sre_gym.catalogs import RELEASE, load_catalog
-from sre_gym.orchestrator.noise import noise_off
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault
 from sre_gym.scoring.config import ScoringConfig
+from sre_gym.sim.faults.noise import noise_off
 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 PAPER = {"online-boutique": 0.39, "train-ticket": 0.76, "astronomy-shop": 0.47}

@@ -15,8 +15,8 @@ from collections import Counter
 
 from sre_gym.backends.sim import SimBackend
 from sre_gym.clock import EPISODE_S
-from sre_gym.orchestrator.noise import noise_off
 from sre_gym.orchestrator.schedule import Schedule, schedule
+from sre_gym.sim.faults.noise import noise_off
 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 

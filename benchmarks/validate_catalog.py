@@ -1,7 +1,7 @@
 """Validate the whole fault catalog (CI validates a sample; this runs every fault).
 
 Each fault is injected alone into a healthy run, once with nobody acting and once with the oracle
-(sre_gym.catalogs.validate). Prints each failure, the share that pass per app and the median wall
+(sre_gym.rollouts.validate). Prints each failure, the share that pass per app and the median wall
 time per fault, and with --write-quarantine records the failures in quarantine.yaml.
 Run: python benchmarks/validate_catalog.py [--app A] [--workers N] [--write-quarantine]
 """
@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from sre_gym.catalogs import APPS, load_catalog, write_quarantine
-from sre_gym.catalogs.validate import validate_fault
+from sre_gym.rollouts.validate import validate_fault
 
 
 def one(job: tuple[str, str]) -> tuple[str, str, bool, str, float]:

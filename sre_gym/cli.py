@@ -10,7 +10,7 @@ from typing import Any
 
 # Modules that add subcommands: each exposes ``register(subparsers)`` (imported only by the CLI).
 PLUGINS: tuple[str, ...] = (
-    "sre_gym.catalogs.cli",
+    "sre_gym.rollouts.catalog_cli",
     "sre_gym.scoring.cli",
     "sre_gym.rollouts.cli",
     "sre_gym.tools.cli",

@@ -8,15 +8,15 @@ from typing import Any
 from sre_gym.backends.base import OperationError, alert_entities, alert_view, app_topology
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.clock import EPOCH, TICK_S, rfc3339
-from sre_gym.orchestrator.injector import Injector
-from sre_gym.orchestrator.noise import Noise, noise_is_off
 from sre_gym.orchestrator.open_world import NOISE_PROFILES, NoiseProfile, OpenWorld
 from sre_gym.orchestrator.schedule import Schedule, schedule
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.sim import k8s_view
+from sre_gym.sim import logs as logs_mod
 from sre_gym.sim.cluster import WARMUP_S, SimCluster, SimError
+from sre_gym.sim.faults.injector import Injector
+from sre_gym.sim.faults.noise import Noise, noise_is_off
 from sre_gym.sim.source_trees import PipelineError
-from sre_gym.telemetry import logs as logs_mod
 from sre_gym.telemetry.promql import Engine
 from sre_gym.telemetry.rules import AlertEngine, load_rules
 
@@ -353,7 +353,7 @@ class SimBackend:
         spans: bool = False,
     ) -> list[dict[str, Any]]:
         """Sampled traces, generated from the per-tick records when asked (reading changes nothing)."""
-        from sre_gym.telemetry import traces as traces_mod
+        from sre_gym.sim import traces as traces_mod
 
         try:
             return traces_mod.query(

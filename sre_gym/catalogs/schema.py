@@ -487,6 +487,14 @@ class FixPredicate(Strict):
     must_not_match: list[str] = Field(default_factory=list)
 
 
+MANIFEST_DIR = "kubernetes"  # where a service's repository keeps its Kubernetes manifest
+
+
+def manifest_path(service: str) -> str:
+    """The service's manifest in its repository (``kubernetes/<service>.yaml``)."""
+    return f"{MANIFEST_DIR}/{service}.yaml"
+
+
 _TICKET = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b")
 Purpose = Literal[
     "feature", "refactor", "dependency", "config", "flag", "performance", "fix", "test", "chore"
@@ -538,6 +546,17 @@ class Change(Strict):
     @property
     def wordings(self) -> list[str]:
         return [self.title, *self.phrasings]
+
+    @property
+    def env_only(self) -> bool:
+        """Does the change only set env vars in the service's manifest (so that the build pipeline
+        can re-apply it to any head as the settings edit it is)?"""
+        return (
+            self.kind == "config"
+            and bool(self.env)
+            and not (self.resources or self.flags or self.readiness_port)
+            and self.files == [manifest_path(self.service)]
+        )
 
 
 class Team(Strict):

@@ -27,8 +27,7 @@ import numpy as np
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import AppCatalog, Change
 from sre_gym.rng import Streams
-from sre_gym.sim.diffs import parse_diff
-from sre_gym.sim.pipeline import Pipeline
+from sre_gym.unidiff import parse_diff
 
 TAIL_S = 300  # no deploy starts in the last five minutes of a run
 BAD_IMAGE_GAP_S = 120  # a code or image deploy keeps this far from a bad-image fault's window
@@ -69,7 +68,7 @@ def _footprint(c: Change) -> frozenset[tuple[str, int]]:
     """(file, base line) pairs a change edits, widened by a line each side; created files and
     flag names count whole; a change that only sets env vars is an edit of those settings (the
     pipeline re-applies it to any head). Two changes whose footprints meet do not stack."""
-    if Pipeline.env_only(c):
+    if c.env_only:
         return frozenset((f"env:{c.service}:{k}", -1) for k in c.env)
     out: set[tuple[str, int]] = set()
     for fp in parse_diff(c.diff):

@@ -18,7 +18,7 @@ out, so latency rises with the errors), two or three OOM kills of each side work
 two hand edits an hour per ten services, a node flap every four hours per node, two traffic surges an
 hour, and 0.2 % of requests failing as client errors. Like the fault schedule, this is a compressed
 hour: a real namespace spreads as much over a day. ``quiet`` keeps only the load noise of
-``noise.py``, ``off`` turns both off.
+``sim/faults/noise.py``, ``off`` turns both off.
 """
 
 from __future__ import annotations

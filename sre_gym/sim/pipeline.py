@@ -22,7 +22,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sre_gym.catalogs.schema import Change, Defect
+from sre_gym.catalogs.schema import MANIFEST_DIR, Change, Defect, manifest_path
 from sre_gym.rng import stable_hash
 from sre_gym.sim.diffs import (
     PatchError,
@@ -34,12 +34,10 @@ from sre_gym.sim.diffs import (
 )
 from sre_gym.sim.lint import lint_tree
 from sre_gym.sim.source_trees import (
-    MANIFEST_DIR,
     ServiceMeta,
     Tree,
     base_tree,
     fix_holds,
-    manifest_path,
     manifest_settings,
     run_unit_tests,
     service_meta,
@@ -185,19 +183,8 @@ class Pipeline:
             self._carried.setdefault(svc, []).append(change)
         return diff
 
-    @staticmethod
-    def env_only(change: Change) -> bool:
-        """Does the change only set env vars in the service's manifest (so that it can be
-        re-applied to any head as the settings edit it is)?"""
-        return (
-            change.kind == "config"
-            and bool(change.env)
-            and not (change.resources or change.flags or change.readiness_port)
-            and change.files == [manifest_path(change.service)]
-        )
-
     def _set_env(self, change: Change, head: Tree) -> dict[str, str] | None:
-        if not self.env_only(change):
+        if not change.env_only:
             return None
         path = manifest_path(change.service)
         text = with_env(head.get(path, ""), change.env)

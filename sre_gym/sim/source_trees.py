@@ -22,12 +22,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sre_gym.catalogs import catalog_dir
-from sre_gym.catalogs.schema import FixPredicate
+from sre_gym.catalogs.schema import FixPredicate, manifest_path
 from sre_gym.sim.lint import PROFILES
 
 Tree = Mapping[str, str]  # repository-relative path -> file text
-
-MANIFEST_DIR = "kubernetes"
 
 
 class PipelineError(ValueError):
@@ -118,10 +116,6 @@ def base_tree(app: str, service: str) -> Tree:
         if p.is_file() and p.name != "meta.yaml" and "__pycache__" not in p.parts:
             out[p.relative_to(d).as_posix()] = p.read_text(encoding="utf-8")
     return out
-
-
-def manifest_path(service: str) -> str:
-    return f"{MANIFEST_DIR}/{service}.yaml"
 
 
 # =================================================================================== tests and fixes

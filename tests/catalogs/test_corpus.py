@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from sre_gym.catalogs import APPS, catalog_dir, load_app, load_catalog
-from sre_gym.catalogs.schema import Change, Fault, ProbeSpec
+from sre_gym.catalogs.schema import Change, Fault, ProbeSpec, manifest_path
 from sre_gym.sim.diffs import apply_diff, changed_files
 from sre_gym.sim.lint import lint_tree
 from sre_gym.sim.pipeline import check_change
@@ -16,7 +16,6 @@ from sre_gym.sim.source_trees import (
     apps_with_sources,
     base_tree,
     fix_holds,
-    manifest_path,
     manifest_settings,
     run_unit_tests,
     service_meta,

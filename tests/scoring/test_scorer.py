@@ -1,7 +1,7 @@
 """The staged scorer (sre_gym/scoring/scorer.py) on hand-built evidence.
 
 Event shapes follow what the env, the toolbox and the sim backend record (see
-sre_gym/bundle/evidence.py, sre_gym/tools/dispatch.py, sre_gym/orchestrator/injector.py).
+sre_gym/bundle/evidence.py, sre_gym/tools/dispatch.py, sre_gym/sim/faults/injector.py).
 Times: t0 = 0, ticks of 15 s, episode [600, 6000), invocations every 120 s from 600.
 """
 

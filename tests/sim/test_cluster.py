@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from sre_gym.clock import EPISODE_S, EPOCH, TICK_S
-from sre_gym.orchestrator.injector import Injector
 from sre_gym.orchestrator.schedule import schedule
 from sre_gym.sim import k8s_view
 from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import WARMUP_S, SimCluster
+from sre_gym.sim.faults.injector import Injector
 
 OB = "online-boutique"
 

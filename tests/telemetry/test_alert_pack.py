@@ -85,7 +85,7 @@ Conventions:
 - Rules that apply to one application select it by `namespace`; the five Astronomy-Shop-only rules
   live in `astronomy-shop.yaml`, in groups named `astronomy-shop-*`.
 
-Besides faults, a marathon carries seeded benign noise (`sre_gym/orchestrator/noise.py`): CPU bursts
+Besides faults, a marathon carries seeded benign noise (`sre_gym/sim/faults/noise.py`): CPU bursts
 of batch jobs on one pod, flapping bursts, brief latency blips on a service's pods and noisy
 neighbours crowding the pods of a node. Noise is not a fault (no evidence, nothing to repair), never
 touches a service an active fault is scored on, and is the only source of alerts in a run without

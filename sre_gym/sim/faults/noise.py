@@ -8,7 +8,7 @@ injected or reverted, no evidence records them, and they never touch what the sc
 :func:`plan` draws the noise of one marathon from the counter-based stream
 ``Streams(release, app, seed).gen("noise")``; it is a pure function of (release, app, seed, schedule).
 :class:`Noise` applies a plan to a :class:`~sre_gym.sim.cluster.SimCluster` through the same runtime
-pod conditions the orchestrator uses for stressed pods (``hog`` cores, ``delay`` ms), scheduled with
+pod conditions the injector uses for stressed pods (``hog`` cores, ``delay`` ms), scheduled with
 ``cl.at``. It adds its own amount and takes exactly that amount back, so it composes with anything
 else on the pod.
 

@@ -16,12 +16,12 @@ import numpy as np
 from sre_gym.catalogs import hard_callers, load_catalog
 from sre_gym.catalogs.schema import Change, Fault, parse_cpu, parse_mem
 from sre_gym.orchestrator.changes import Presentation, present
-from sre_gym.orchestrator.persistence import PersistenceChecker
 from sre_gym.orchestrator.schedule import Schedule
 from sre_gym.rng import stable_hash
 from sre_gym.sim.cluster import ChangeRecord, SimCluster
 from sre_gym.sim.diffs import reverse_diff
 from sre_gym.sim.dynamics import _Z95, TickOut
+from sre_gym.sim.faults.persistence import PersistenceChecker
 from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING, ready_at
 
@@ -377,7 +377,7 @@ class Injector:
             and cl.pipeline is not None
             and cl.pipeline.defect(ch.service)[1] is ch
         )
-        if acted or in_head or d.get("selector"):  # selector chaos is the orchestrator's own
+        if acted or in_head or d.get("selector"):  # selector chaos is the injector's own
             if f.delivery == "change":
                 self._revert_change(inj, t)
             elif d.get("selector"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sre_gym.backends.sim import SimBackend
-from sre_gym.telemetry import traces
+from sre_gym.sim import traces
 
 
 @pytest.fixture(scope="module")

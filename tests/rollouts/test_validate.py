@@ -10,9 +10,9 @@ import yaml
 
 from sre_gym import catalogs
 from sre_gym.catalogs import APPS, load_catalog, load_quarantine, write_quarantine
-from sre_gym.catalogs.validate import sample, validate, validate_fault
 from sre_gym.cli import main
 from sre_gym.orchestrator.schedule import schedule
+from sre_gym.rollouts.validate import sample, validate, validate_fault
 
 OB = "online-boutique"
 

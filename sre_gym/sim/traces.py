@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sre_gym.clock import rfc3339
-from sre_gym.telemetry.logs import _edge_error
+from sre_gym.sim.logs import _edge_error
 
 if TYPE_CHECKING:
     from sre_gym.sim.cluster import SimCluster

@@ -1,4 +1,5 @@
-"""``sre-gym catalog validate | stats``."""
+"""``sre-gym catalog validate | stats`` (a plugin of ``sre_gym.cli``; it lives beside the rollouts
+because validation runs whole episodes: ``sre_gym.rollouts.validate``)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _apps(arg: str | None) -> list[str]:
 
 def _validate(a: argparse.Namespace) -> int:
     from sre_gym.catalogs import load_catalog, quarantine_path, write_quarantine
-    from sre_gym.catalogs.validate import sample, validate
+    from sre_gym.rollouts.validate import sample, validate
 
     rows = []
     for app in _apps(a.app):

@@ -10,9 +10,9 @@ import pytest
 
 from sre_gym.backends.sim import SimBackend
 from sre_gym.catalogs import RELEASE, load_catalog
-from sre_gym.orchestrator import noise as nz
 from sre_gym.orchestrator.open_world import NOISE_PROFILES
 from sre_gym.orchestrator.schedule import Schedule, schedule
+from sre_gym.sim.faults import noise as nz
 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 

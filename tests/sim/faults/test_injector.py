@@ -1,4 +1,4 @@
-"""Injection, revert and per-tick fault evidence (sre_gym/orchestrator/injector.py)."""
+"""Injection, revert and per-tick fault evidence (sre_gym/sim/faults/injector.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ import pytest
 from sre_gym.catalogs import RELEASE, hard_callers, load_catalog
 from sre_gym.catalogs.schema import Change
 from sre_gym.clock import EPOCH, TICK_S
-from sre_gym.orchestrator.injector import (
+from sre_gym.orchestrator.schedule import Schedule, ScheduledDeploy, ScheduledFault, schedule
+from sre_gym.sim import pods as P
+from sre_gym.sim.cluster import WARMUP_S, SimCluster
+from sre_gym.sim.diffs import make_diff, reverse_diff
+from sre_gym.sim.faults.injector import (
     POD_FIELDS,
     PROBE_TAIL_S,
     RESTART_QUIET_S,
     WINDOW_TICKS,
     Injector,
 )
-from sre_gym.orchestrator.schedule import Schedule, ScheduledDeploy, ScheduledFault, schedule
-from sre_gym.sim import pods as P
-from sre_gym.sim.cluster import WARMUP_S, SimCluster
-from sre_gym.sim.diffs import make_diff, reverse_diff
 from sre_gym.sim.source_trees import base_tree
 
 OB = "online-boutique"

@@ -1,6 +1,6 @@
-"""Repair persistence: Incident-Arena's safety gate, run by the orchestrator after the hold.
+"""Repair persistence: Incident-Arena's safety gate, run by the injector after the hold.
 
-After an intervention that acts on a fault, the orchestrator watches the fault's symptom probe. Once it
+After an intervention that acts on a fault, the injector watches the fault's symptom probe. Once it
 has recovered and held for the hold period (still before the fault's revert), the repair is challenged:
 in a fork of the simulated world the affected service is restarted and, where the fault has a
 trigger, the trigger fires again; the fork then runs for the persistence window and the probe must stay
@@ -21,7 +21,7 @@ from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import SimError
 
 if TYPE_CHECKING:
-    from sre_gym.orchestrator.injector import Injection, Injector
+    from sre_gym.sim.faults.injector import Injection, Injector
 
 TRIGGER_BLIP_MS = 40.0  # latency blip on the callee that re-fires a retry storm
 TRIGGER_BLIP_S = 30.0
@@ -102,7 +102,7 @@ class PersistenceChecker:
         (on a node that may lack it), booted and ready, warmed up, and one SLI window after, read one
         scrape late as the probes read it. Each replica's step of the rollout also waits for the
         controller's next tick."""
-        from sre_gym.orchestrator.injector import WINDOW_TICKS  # (it imports this module)
+        from sre_gym.sim.faults.injector import WINDOW_TICKS  # (it imports this module)
 
         dep = cl.world.deployment(target)
         if dep is None:

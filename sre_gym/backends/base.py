@@ -1,13 +1,15 @@
 """The Backend protocol: what the tools, the env and the recorder need from a cluster.
 
 The embedded simulator implements it (``sre_gym.backends.sim``); a live Kubernetes + Prometheus
-backend implements the same methods. Reads never change the world; interventions return a short
-message or raise ``OperationError`` with a precise reason (state unchanged).
+backend implements the same methods (``sre_gym.backends.live``). Reads never change the world;
+interventions return a short message or raise ``OperationError`` with a precise reason (state
+unchanged). What only some backends have (source, the build pipeline, traces, flags, an orchestrator,
+ground truth) is a small runtime-checkable capability protocol of its own, checked with ``isinstance``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from sre_gym.clock import rfc3339
 
@@ -58,7 +60,10 @@ def app_topology(app: Any) -> dict[str, Any]:
     }
 
 
+@runtime_checkable
 class Backend(Protocol):
+    """What every backend has: the episode's clock, the read tools, the interventions, evidence."""
+
     app: str
     seed: int
     release: str
@@ -66,12 +71,29 @@ class Backend(Protocol):
     tick_s: int
     episode_start: float
     episode_end: float
-    now: float  # time the world has been simulated / observed up to
 
-    def advance_to(self, t: float) -> None: ...
+    @property
+    def now(self) -> float:
+        """The time the world has been simulated / observed up to."""
+        ...
+
+    def advance_to(self, t: float) -> None:
+        """Run (or wait) the world up to ``t``."""
+        ...
 
     # reads
-    def alerts(self, t: float) -> list[dict[str, Any]]: ...
+    def alerts(self, t: float) -> list[dict[str, Any]]:
+        """Every alert that started firing at or before ``t``, as ``alert_view`` shows it."""
+        ...
+
+    def alert_entities(self, alert_id: str) -> list[str]:
+        """The workloads, nodes or zones an alert is about (``[]`` for an unknown id)."""
+        ...
+
+    def runbook(self, alert_id: str) -> str:
+        """The alert's runbook annotation (``""`` when it has none)."""
+        ...
+
     def promql_instant(self, query: str, t: float) -> dict[str, Any]: ...
     def promql_range(self, query: str, start: float, end: float, step: float) -> dict[str, Any]: ...
     def logs(
@@ -87,8 +109,17 @@ class Backend(Protocol):
     def topology(self) -> dict[str, Any]: ...
     def k8s_get(self, kind: str, name: str | None) -> Any: ...
     def k8s_describe(self, kind: str, name: str) -> dict[str, Any]: ...
-    def changes(self) -> list[dict[str, Any]]: ...
-    def entity_of(self, kind: str, name: str) -> str | None: ...
+    def changes(self) -> list[dict[str, Any]]:
+        """Every change deployed so far, oldest first (``t`` is its time in seconds)."""
+        ...
+
+    def entity_of(self, kind: str, name: str) -> str | None:
+        """The workload an object belongs to (for scope checks); None if unknown."""
+        ...
+
+    def node_of_pod(self, name: str) -> str | None:
+        """The node a pod runs on; None if unknown or unscheduled."""
+        ...
 
     # interventions
     def rollback(self, deployment: str, to_revision: int | None, t: float) -> str: ...
@@ -98,8 +129,99 @@ class Backend(Protocol):
     def delete(self, kind: str, name: str, t: float) -> str: ...
 
     # evidence (pulled by the recorder after each invocation)
-    def drain_evidence(self) -> list[dict[str, Any]]: ...
-    def evidence_arrays(self) -> dict[str, Any]: ...
+    def drain_evidence(self) -> list[dict[str, Any]]:
+        """Evidence events produced since the last call, by time."""
+        ...
+
+    def evidence_arrays(self) -> dict[str, Any]:
+        """The per-tick arrays the scorer reads (probes, artifacts, entry traffic)."""
+        ...
+
+
+# ------------------------------------------------------------------ capabilities
+# What only some backends have (the simulator has them all; the live backend none yet). The Toolbox
+# checks them with ``isinstance`` and answers a tool whose capability is missing with a clear error.
+
+
+@runtime_checkable
+class SourceBackend(Protocol):
+    """Services' source repositories (``read_source``)."""
+
+    def list_source(self, service: str) -> list[str]:
+        """Files of the service's repository head."""
+        ...
+
+    def read_source(self, service: str, path: str) -> str: ...
+
+
+@runtime_checkable
+class PipelineBackend(Protocol):
+    """The build pipeline (``submit_patch``)."""
+
+    def submit_patch(self, service: str, diff: str, t: float) -> Any:
+        """Apply, lint, test and build a source patch, then roll the image out."""
+        ...
+
+
+@runtime_checkable
+class RevertBackend(Protocol):
+    """Repositories that know their history: a revert is merged on the head, not a reversed diff."""
+
+    def revert_diff(self, service: str, sha: str) -> str:
+        """The diff that reverts one of the service's commits on its head (``git revert``)."""
+        ...
+
+
+@runtime_checkable
+class TraceBackend(Protocol):
+    """Trace queries (``get_traces``)."""
+
+    def traces(
+        self,
+        service: str | None,
+        since: float,
+        until: float,
+        *,
+        errors_only: bool,
+        min_duration_ms: float | None,
+        limit: int,
+        trace_id: str | None,
+        spans: bool,
+    ) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class FlagBackend(Protocol):
+    """Feature flags that name the service they change (a flagd patch is scoped to that service)."""
+
+    def flag_owner(self, key: str) -> str | None:
+        """The service a feature flag key (``flags.<name>``) changes, if it names one."""
+        ...
+
+
+@runtime_checkable
+class OrchestratedBackend(Protocol):
+    """An orchestrator that follows the interventions (it schedules repair persistence checks)."""
+
+    def note_intervention(self, t: float, target: str | None, obj: str) -> None: ...
+
+
+@runtime_checkable
+class GroundTruthBackend(Protocol):
+    """Hidden truth for privileged baselines (the oracle) and analysis; never shown to agents."""
+
+    def ground_truth(self) -> dict[str, Any]: ...
+
+
+CAPABILITIES: tuple[type, ...] = (
+    SourceBackend,
+    PipelineBackend,
+    RevertBackend,
+    TraceBackend,
+    FlagBackend,
+    OrchestratedBackend,
+    GroundTruthBackend,
+)
 
 
 def alert_entities(labels: dict[str, str]) -> list[str]:

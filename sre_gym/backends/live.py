@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sre_gym.backends.base import alert_entities, alert_view
+from sre_gym.backends.base import Backend, alert_entities, alert_view
 from sre_gym.backends.live_client import (
     REQUEST_TIMEOUT_S,
     PrometheusConnect,
@@ -74,9 +74,12 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------- backend
-class LiveBackend(LiveReads, LiveInterventions):
+class LiveBackend(LiveReads, LiveInterventions, Backend):
     """One episode on a real cluster: reads and interventions through the Kubernetes API and
-    Prometheus. Create a new one per episode; ``close()`` releases the HTTP sessions."""
+    Prometheus. Create a new one per episode; ``close()`` releases the HTTP sessions.
+
+    It has the ``Backend`` protocol and none of the capabilities of ``sre_gym.backends.base`` yet
+    (no source, pipeline, traces, flag owners, orchestrator or ground truth)."""
 
     def __init__(
         self,

@@ -5,7 +5,20 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from sre_gym.backends.base import OperationError, alert_entities, alert_view, app_topology
+from sre_gym.backends.base import (
+    Backend,
+    FlagBackend,
+    GroundTruthBackend,
+    OperationError,
+    OrchestratedBackend,
+    PipelineBackend,
+    RevertBackend,
+    SourceBackend,
+    TraceBackend,
+    alert_entities,
+    alert_view,
+    app_topology,
+)
 from sre_gym.catalogs import RELEASE, catalog_dir
 from sre_gym.clock import EPOCH, TICK_S, rfc3339
 from sre_gym.orchestrator.open_world import NOISE_PROFILES, NoiseProfile, OpenWorld
@@ -30,8 +43,19 @@ def rule_pack() -> tuple:
     return tuple(r for p in paths for r in load_rules(p))
 
 
-class SimBackend:
-    """One seeded marathon on the simulator. Create a new one per episode."""
+class SimBackend(
+    Backend,
+    SourceBackend,
+    PipelineBackend,
+    RevertBackend,
+    TraceBackend,
+    FlagBackend,
+    OrchestratedBackend,
+    GroundTruthBackend,
+):
+    """One seeded marathon on the simulator. Create a new one per episode.
+
+    It has the whole ``Backend`` protocol and every capability of ``sre_gym.backends.base``."""
 
     def __init__(
         self,

@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from sre_gym.backends.base import OperationError
+from sre_gym.backends.base import (
+    Backend,
+    FlagBackend,
+    OperationError,
+    OrchestratedBackend,
+    PipelineBackend,
+    RevertBackend,
+    SourceBackend,
+    TraceBackend,
+)
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.clock import rfc3339
 from sre_gym.sim.diffs import reverse_diff
@@ -84,8 +95,10 @@ def _errors(e: ValidationError) -> str:
 class Toolbox:
     """The tools of one episode over one backend: runs calls, keeps incidents, records evidence."""
 
-    def __init__(self, backend: Any, evidence: Evidence, profile: str = DEFAULT_PROFILE) -> None:
-        self.b = backend
+    def __init__(
+        self, backend: Backend, evidence: Evidence, profile: str = DEFAULT_PROFILE
+    ) -> None:
+        self.b: Backend = backend
         self.ev = evidence
         self.profile = check_profile(profile)
         self.incidents: dict[str, Incident] = {}
@@ -229,23 +242,35 @@ class Toolbox:
         )
 
     def _get_traces(self, a: dict, t: float, inv: int) -> list[dict]:
-        return self._capability("traces", "trace queries")(
-            a["service"],
-            t - a["since_s"],
-            t,
-            errors_only=a["errors_only"],
-            min_duration_ms=a["min_duration_ms"],
-            limit=a["limit"],
-            trace_id=a["trace_id"],
-            spans=a["spans"],
-        )
+        b = self.b
+        if not isinstance(b, TraceBackend):
+            raise self._missing("traces", "trace queries")
+        with _operation_errors():
+            return b.traces(
+                a["service"],
+                t - a["since_s"],
+                t,
+                errors_only=a["errors_only"],
+                min_duration_ms=a["min_duration_ms"],
+                limit=a["limit"],
+                trace_id=a["trace_id"],
+                spans=a["spans"],
+            )
 
     def _read_source(self, a: dict, t: float, inv: int) -> dict:
         svc = a["service"]
         if a["path"] is None:
-            files = self._capability("list_source", "source access")(svc)
+            b = self.b
+            if not isinstance(b, SourceBackend):
+                raise self._missing("list_source", "source access")
+            with _operation_errors():
+                files = b.list_source(svc)
             return {"service": svc, "files": [str(f) for f in files]}
-        text = str(self._capability("read_source", "source access")(svc, a["path"]))
+        b = self.b
+        if not isinstance(b, SourceBackend):
+            raise self._missing("read_source", "source access")
+        with _operation_errors():
+            text = str(b.read_source(svc, a["path"]))
         lines = text.splitlines()
         first = a["start_line"]
         if lines and first > len(lines):
@@ -262,23 +287,12 @@ class Toolbox:
             "content": "\n".join(chunk),
         }
 
-    def _capability(self, method: str, what: str):
-        """A backend method that not every backend has; its absence is a clear error, not a crash."""
-        fn = getattr(self.b, method, None)
-        if not callable(fn):
-            raise OperationError(
-                f"{what} is not available on this backend ({type(self.b).__name__} has no {method})"
-            )
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except OperationError:
-                raise
-            except (LookupError, OSError, ValueError) as e:
-                raise OperationError(str(e.args[0] if e.args else e)) from e
-
-        return call
+    def _missing(self, method: str, what: str) -> OperationError:
+        """The refusal of a tool whose capability (a protocol of ``sre_gym.backends.base``) this
+        backend lacks: a clear error, not a crash."""
+        return OperationError(
+            f"{what} is not available on this backend ({type(self.b).__name__} has no {method})"
+        )
 
     def _get_topology(self, a: dict, t: float, inv: int) -> dict:
         return self.b.topology()
@@ -416,7 +430,7 @@ class Toolbox:
             in_scope=bool(in_scope),
             node=node,
         )
-        if hasattr(self.b, "note_intervention"):
+        if isinstance(self.b, OrchestratedBackend):
             self.b.note_intervention(t, target, obj)
         return msg
 
@@ -430,7 +444,9 @@ class Toolbox:
         d = a["deployment"]
         # a feature flag acts on the service that reads it, not on flagd
         target = (
-            self.b.flag_owner(a["key"]) if hasattr(self.b, "flag_owner") and d == "flagd" else None
+            self.b.flag_owner(a["key"])
+            if d == "flagd" and isinstance(self.b, FlagBackend)
+            else None
         )
         return self._intervene(
             a,
@@ -460,11 +476,14 @@ class Toolbox:
 
     def _submit_patch(self, a: dict, t: float, inv: int) -> Any:
         svc = a["service"]
-        build = self._capability("submit_patch", "the build pipeline")
+        b = self.b
+        if not isinstance(b, PipelineBackend):
+            raise self._missing("submit_patch", "the build pipeline")
 
         def submit() -> Any:
             diff = a["diff"] if a["revert"] is None else self._revert_diff(svc, a["revert"], t)
-            return build(svc, diff, t)
+            with _operation_errors():
+                return b.submit_patch(svc, diff, t)
 
         return self._intervene(a, t, "submit_patch", svc, f"source/{svc}", submit)
 
@@ -478,13 +497,23 @@ class Toolbox:
                 f"change {c['sha'][:12]} has no source diff to revert ({c['kind']}); "
                 "roll the deployment back instead"
             )
-        merged = getattr(self.b, "revert_diff", None)
-        if callable(merged):  # a repository that knows its history merges the revert
-            return str(merged(service, c["sha"]))
+        if isinstance(self.b, RevertBackend):  # a repository that knows its history merges it
+            return str(self.b.revert_diff(service, c["sha"]))
         return reverse_diff(c["diff"])
 
     def open_incidents(self) -> list[dict]:
         return [i.view() for i in self.incidents.values() if i.status == "open"]
+
+
+@contextmanager
+def _operation_errors() -> Iterator[None]:
+    """A capability's lookup, file or value errors become refusals (``OperationError``)."""
+    try:
+        yield
+    except OperationError:
+        raise
+    except (LookupError, OSError, ValueError) as e:
+        raise OperationError(str(e.args[0] if e.args else e)) from e
 
 
 def _plain(args: Any) -> Any:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import sre_gym  # noqa: F401
 from sre_gym.agents import make_agent
-from sre_gym.backends.sim import alert_entities
+from sre_gym.backends.base import alert_entities
 from sre_gym.catalogs import APPS, load_catalog
 from sre_gym.clock import rfc3339
 from sre_gym.envs.marathon import N_INVOCATIONS, SREMarathonEnv

@@ -15,6 +15,7 @@ PLUGINS: tuple[str, ...] = (
     "sre_gym.rollouts.cli",
     "sre_gym.tools.cli",
     "sre_gym.serve.cli",
+    "sre_gym.backends.live_cli",
 )
 
 SCORECARD_ROWS = (

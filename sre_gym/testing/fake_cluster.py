@@ -63,6 +63,9 @@ class FakeKubernetes(KubeRoutes):
 
     ``mutations`` records every PATCH, POST, PUT and DELETE (method, path, content type, JSON body),
     answered or not; ``refuse(...)`` makes the next matching request fail with a given status.
+    SelfSubjectAccessReviews are answered by ``policy(verb, resource)`` (default: everything but
+    Secrets and changes to namespaces) and recorded in ``access_reviews``; ``/version`` answers
+    ``version``; ``server_time`` (a clock, default the wall clock) dates every answer.
     """
 
 

@@ -2,15 +2,18 @@
 
 ``_Server`` binds 127.0.0.1:<free port>, serves in a background thread and answers every request
 with its ``handle(method, path, params, content type, body)``; a subclass (``FakeKubernetes``,
-``FakePrometheus``) supplies ``handle``. Query parameters and form-encoded POST bodies arrive as one
-dict; an exception in ``handle`` becomes an HTTP 500 answer, never a hung client. ``_json`` and
-``_status`` build answers (a Kubernetes ``Status`` object for ``_status``).
+``FakePrometheus``) supplies ``handle``. The ``Date`` header of every answer reads the server's
+``server_time`` clock when one is set (else the wall clock, as ``http.server`` does). Query
+parameters and form-encoded POST bodies arrive as one dict; an exception in ``handle`` becomes an
+HTTP 500 answer, never a hung client. ``_json`` and ``_status`` build answers (a Kubernetes
+``Status`` object for ``_status``).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -45,6 +48,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
         pass
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The ``Date`` header: the owner's ``server_time()`` when set, else the wall clock."""
+        if timestamp is None and self.owner.server_time is not None:
+            timestamp = self.owner.server_time()
+        return super().date_time_string(timestamp)
+
     def _serve(self) -> None:
         url = urlsplit(self.path)
         params = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
@@ -76,6 +85,8 @@ class _Server:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.lock = threading.RLock()
+        # the server's clock for the Date header of every answer (None: the wall clock)
+        self.server_time: Callable[[], float] | None = None
 
     @property
     def url(self) -> str:

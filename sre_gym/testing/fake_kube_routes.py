@@ -1,8 +1,9 @@
 """The HTTP side of the fake Kubernetes API: the routes and handlers of the API paths it serves.
 
 ``KubeRoutes`` answers GET (lists with equality label and dotted-path field selectors, single
-objects, pod logs, the deployment scale subresource), PATCH (JSON, merge and strategic-merge patches
-of objects and of the scale) and DELETE, with Kubernetes ``Status`` errors, on the state of a
+objects, pod logs, the deployment scale subresource, ``/version``), PATCH (JSON, merge and
+strategic-merge patches of objects and of the scale), DELETE, and POST of SelfSubjectAccessReviews
+(answered by the store's ``policy``), with Kubernetes ``Status`` errors, on the state of a
 ``KubeStore``; it records every request, and every mutating one, before answering, and applies the
 refusals a test set up with ``refuse``.
 """
@@ -17,6 +18,9 @@ from sre_gym.clock import rfc3339
 from sre_gym.testing.fake_http import Response, _json, _status
 from sre_gym.testing.fake_kube_store import API_VERSION, CLUSTER_SCOPED, RESOURCES, KubeStore
 from sre_gym.testing.fake_patches import PatchError, json_patch, merge_patch
+
+ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+REVIEW_KIND = "SelfSubjectAccessReview"
 
 
 def _lookup(obj: Any, dotted: str) -> Any:
@@ -61,6 +65,10 @@ class KubeRoutes(KubeStore):
                 if m == method and frag in path:
                     del self._refusals[i]
                     return _status(code, reason, message)
+            if path.rstrip("/") == "/version" and method == "GET":
+                return _json(200, dict(self.version))
+            if path == ACCESS_REVIEWS:
+                return self._access_review(method, payload)
             route = self._route(path)
             if route is None:
                 return _status(
@@ -76,6 +84,45 @@ class KubeRoutes(KubeStore):
             return _status(
                 405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
             )
+
+    def _access_review(self, method: str, payload: Any) -> Response:
+        """A SelfSubjectAccessReview, answered by ``policy(verb, resource)`` (``resource`` names a
+        subresource as ``pods/log``; non-resource attributes pass their path)."""
+        if method != "POST":
+            return _status(
+                405, "MethodNotAllowed", f"{method} is not supported on {ACCESS_REVIEWS}"
+            )
+        if not isinstance(payload, dict) or payload.get("kind", REVIEW_KIND) != REVIEW_KIND:
+            return _status(400, "BadRequest", f"the request body is not a {REVIEW_KIND}")
+        spec = payload.get("spec") or {}
+        attrs, non = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+        if bool(attrs) == bool(non):
+            return _status(
+                422,
+                "Invalid",
+                f"{REVIEW_KIND}.authorization.k8s.io is invalid: spec: exactly one of "
+                "nonResourceAttributes or resourceAttributes must be specified",
+            )
+        if attrs:
+            resource = str(attrs.get("resource") or "")
+            if attrs.get("subresource"):
+                resource += f"/{attrs['subresource']}"
+            verb = str(attrs.get("verb") or "")
+        else:
+            resource, verb = str(non.get("path") or ""), str(non.get("verb") or "")
+        self.access_reviews.append(copy.deepcopy(attrs or non))
+        allowed = bool(self.policy(verb, resource))
+        reason = "allowed" if allowed else "denied"
+        return _json(
+            201,
+            {
+                "apiVersion": "authorization.k8s.io/v1",
+                "kind": REVIEW_KIND,
+                "metadata": {},
+                "spec": copy.deepcopy(spec),
+                "status": {"allowed": allowed, "reason": f"{reason} by the fake cluster's policy"},
+            },
+        )
 
     def _route(self, path: str) -> tuple[str, str, str | None, str | None] | None:
         for prefix in API_VERSION:

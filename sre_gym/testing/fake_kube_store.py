@@ -2,10 +2,12 @@
 
 ``KubeStore`` holds plain API dicts by resource and (namespace, name), the pods' logs, and the record
 of requests and mutations; its test-facing methods add, read, remove and roll out objects and set up
-refusals. Seeding creates one catalog app's namespaces, nodes, deployments with their ReplicaSets and
-pods, services, a configmap, a secret and a few events. The deployment controller is emulated just far
-enough to give every new pod template a ReplicaSet and a revision (pods are not replaced). The HTTP
-side is ``sre_gym.testing.fake_kube_routes``.
+refusals. Its ``policy(verb, resource)`` is the identity's access that SelfSubjectAccessReviews
+answer (``default_policy``: everything but Secrets and changes to namespaces), and ``version`` is
+what ``/version`` answers. Seeding creates one catalog app's namespaces, nodes, deployments with
+their ReplicaSets and pods, services, a configmap, a secret and a few events. The deployment
+controller is emulated just far enough to give every new pod template a ReplicaSet and a revision
+(pods are not replaced). The HTTP side is ``sre_gym.testing.fake_kube_routes``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,18 @@ API_VERSION = {
     "/apis/apps/v1": "apps/v1",
     "/apis/networking.k8s.io/v1": "networking.k8s.io/v1",
 }
+# what GET /version answers (the fields the kubernetes client's VersionInfo requires)
+VERSION = {
+    "major": "1",
+    "minor": "31",
+    "gitVersion": "v1.31.0-fake",
+    "gitCommit": "0000000000000000000000000000000000000000",
+    "gitTreeState": "clean",
+    "buildDate": "2026-01-01T00:00:00Z",
+    "goVersion": "go1.22.5",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
 REVISION = "deployment.kubernetes.io/revision"
 CHANGE_CAUSE = "kubernetes.io/change-cause"
 HASH_LABEL = "pod-template-hash"
@@ -55,6 +69,16 @@ def _template_key(template: dict) -> str:
 
 def _hash(text: str, n: int = 10) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:n]
+
+
+def default_policy(verb: str, resource: str) -> bool:
+    """The fake identity's access, as SelfSubjectAccessReviews answer it: everything except
+    Secrets (any verb) and changing or deleting namespaces. ``resource`` names a subresource as
+    ``pods/log``; a non-resource request passes its path (``/version``)."""
+    base = resource.split("/", 1)[0]
+    if base == "secrets":
+        return False
+    return not (base == "namespaces" and verb not in ("get", "list", "watch"))
 
 
 class KubeStore(_Server):
@@ -79,6 +103,10 @@ class KubeStore(_Server):
         self.requests: list[tuple[str, str]] = []
         self._refusals: list[tuple[str, str, int, str, str]] = []
         self._rv = 0
+        # SelfSubjectAccessReviews: policy(verb, resource) -> allowed; each review's attributes
+        self.policy: Callable[[str, str], bool] = default_policy
+        self.access_reviews: list[dict[str, Any]] = []
+        self.version: dict[str, str] = dict(VERSION)
         self._seed(replicas)
 
     # ------------------------------------------------------------------ the test-facing API

@@ -1,4 +1,5 @@
-"""Shared fixtures of the live backend's tests: a fake cluster, a settable clock, a backend on them.
+"""Shared fixtures of the live backend's tests: a fake cluster, a settable clock, a backend on them,
+and ``promtool`` (fetched as the conformance tests fetch it).
 
 The live test modules import the helpers (``from .conftest import ...``); the fixtures import the
 ``live`` extra only when used, so the simulator backend's tests here run without it.
@@ -6,6 +7,9 @@ The live test modules import the helpers (``from .conftest import ...``); the fi
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -122,3 +126,36 @@ def open_incident(fc, backend, toolbox, clock, deployment: str = "cartservice") 
 
 def mutations(fc) -> list[dict]:
     return [m for m in fc.kube.mutations if m["method"] != "GET"]
+
+
+# -- promtool, as the conformance tests get it (tests/conformance/conftest.py) ---------------------
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _require() -> bool:
+    return os.environ.get("SRE_GYM_REQUIRE_PROMETHEUS") == "1"
+
+
+def _unavailable(reason: str):
+    if _require():
+        pytest.fail(f"Prometheus binaries required but unavailable: {reason}")
+    print(f"\nSKIP conformance: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def promtool() -> Path:
+    """``promtool`` (2.42 from Debian) from ``scripts/get-prometheus.sh``, fetched once per session;
+    skipped with the reason when it cannot be had, failed instead when
+    ``SRE_GYM_REQUIRE_PROMETHEUS=1``."""
+    script = ROOT / "scripts" / "get-prometheus.sh"
+    try:
+        proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        _unavailable(f"get-prometheus.sh failed: {e}")
+    if proc.returncode != 0:
+        _unavailable(f"get-prometheus.sh failed: {proc.stderr.strip() or proc.stdout.strip()}")
+    path = Path(proc.stdout.strip().splitlines()[-1]) / "promtool"
+    if not os.access(path, os.X_OK):
+        _unavailable(f"promtool not executable at {path}")
+    return path

@@ -66,3 +66,16 @@ def test_a_server_has_no_url_until_started():
         _ = srv.url
     srv.stop()  # stopping a server that never started is harmless
     assert not srv.running
+
+
+def test_the_date_header_reads_the_server_clock_when_set():
+    import email.utils
+    import time
+
+    with Echo() as srv:
+        with urllib.request.urlopen(f"{srv.url}/x", timeout=10) as r:
+            wall = email.utils.parsedate_to_datetime(r.headers["Date"]).timestamp()
+        assert abs(wall - time.time()) < 5  # http.server's own default
+        srv.server_time = lambda: 1767225600.0  # 2026-01-01T00:00:00Z
+        with urllib.request.urlopen(f"{srv.url}/x", timeout=10) as r:
+            assert r.headers["Date"] == "Thu, 01 Jan 2026 00:00:00 GMT"

@@ -143,3 +143,61 @@ def test_pod_logs_and_deletes(kube):
     status, out = call(kube, "DELETE", f"{DEPS}/emailservice")
     assert status == 200 and out["kind"] == "Status" and out["status"] == "Success"
     assert call(kube, "DELETE", f"{DEPS}/emailservice")[0] == 404
+
+
+REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+def review(kube, **attrs):
+    body = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": attrs},
+    }
+    return call(kube, "POST", REVIEWS, ctype="application/json", body=body)
+
+
+def test_access_reviews_are_answered_by_the_policy(kube):
+    status, out = review(kube, verb="list", resource="pods", namespace=NS)
+    assert status == 201 and out["kind"] == "SelfSubjectAccessReview"
+    assert out["status"]["allowed"] is True
+    assert out["spec"] == {
+        "resourceAttributes": {"verb": "list", "resource": "pods", "namespace": NS}
+    }
+    assert (
+        review(kube, verb="get", resource="secrets", namespace=NS)[1]["status"]["allowed"] is False
+    )
+    assert review(kube, verb="delete", resource="namespaces", name=NS)[1]["status"] == {
+        "allowed": False,
+        "reason": "denied by the fake cluster's policy",
+    }
+    asked = []
+    kube.policy = lambda verb, resource: asked.append((verb, resource)) or resource == "pods/log"
+    assert review(kube, verb="get", resource="pods", subresource="log")[1]["status"]["allowed"]
+    assert not review(kube, verb="get", resource="pods")[1]["status"]["allowed"]
+    assert asked == [("get", "pods/log"), ("get", "pods")]
+    assert [r["verb"] for r in kube.access_reviews] == ["list", "get", "delete", "get", "get"]
+    assert [m["path"] for m in kube.mutations] == [REVIEWS] * 5  # POSTs are recorded
+    assert kube.objects["secrets"]  # nothing changed
+
+
+def test_bad_access_reviews_and_methods_are_refused(kube):
+    assert call(kube, "GET", REVIEWS)[0] == 405
+    status, out = call(kube, "POST", REVIEWS, ctype="application/json", body={"kind": "Pod"})
+    assert status == 400 and out["reason"] == "BadRequest"
+    status, out = call(kube, "POST", REVIEWS, ctype="application/json", body={"spec": {}})
+    assert status == 422 and "exactly one of" in out["message"]
+    body = {"spec": {"nonResourceAttributes": {"verb": "get", "path": "/version"}}}
+    status, out = call(kube, "POST", REVIEWS, ctype="application/json", body=body)
+    assert status == 201 and out["status"]["allowed"] is True
+    kube.refuse("POST", "selfsubjectaccessreviews", 403, "Forbidden", "no")
+    assert review(kube, verb="get", resource="pods")[0] == 403
+
+
+def test_version_answers_what_the_client_needs(kube):
+    for path in ("/version", "/version/"):
+        status, out = call(kube, "GET", path)
+        assert status == 200 and out["gitVersion"] == "v1.31.0-fake" and out["major"] == "1"
+    kube.version["gitVersion"] = "v1.30.2"
+    assert call(kube, "GET", "/version")[1]["gitVersion"] == "v1.30.2"
+    assert call(kube, "POST", "/version", ctype="application/json", body={})[0] == 404

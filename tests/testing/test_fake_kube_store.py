@@ -92,3 +92,16 @@ def test_logs_are_kept_in_time_order(kube):
     pod = kube.pods_of("frontend")[0]
     kube.set_logs(pod, [(T0, "late"), (T0 - 5, "early")])
     assert kube.logs[pod] == [(T0 - 5, "early"), (T0, "late")]
+
+
+def test_the_default_policy_denies_secrets_and_namespace_changes(kube):
+    from sre_gym.testing.fake_kube_store import default_policy
+
+    assert kube.policy is default_policy and kube.access_reviews == []
+    for verb in ("get", "list", "watch", "create", "delete"):
+        assert not default_policy(verb, "secrets")
+    for verb in ("create", "update", "patch", "delete"):
+        assert not default_policy(verb, "namespaces")
+    assert default_policy("list", "namespaces") and default_policy("get", "namespaces")
+    assert default_policy("get", "pods/log") and default_policy("patch", "deployments/scale")
+    assert default_policy("delete", "pods") and default_policy("get", "/version")

@@ -54,3 +54,61 @@ def test_alerts_are_served_as_set():
         "status": "success",
         "data": {"alerts": [{"labels": {"alertname": "A"}, "state": "firing"}]},
     }
+
+
+def test_readiness_and_build_information():
+    prom = FakePrometheus()
+    assert call(prom, "/-/ready") == (200, "Prometheus Server is Ready.\n")
+    prom.ready = False
+    assert call(prom, "/-/ready") == (503, "Service Unavailable")
+    status, out = call(prom, "/api/v1/status/buildinfo")
+    assert status == 200 and out["status"] == "success" and out["data"]["version"] == "2.42.0"
+
+
+def test_rules_are_served_as_loaded_from_a_rule_file():
+    prom = FakePrometheus()
+    assert call(prom, "/api/v1/rules") == (200, {"status": "success", "data": {"groups": []}})
+    doc = {
+        "groups": [
+            {
+                "name": "g",
+                "interval": "1m",
+                "rules": [
+                    {"record": "job:up:sum", "expr": "sum by (job) (up)"},
+                    {
+                        "alert": "Down",
+                        "expr": "up == 0\n",
+                        "for": "2m",
+                        "labels": {"severity": "page"},
+                        "annotations": {"summary": "{{ $labels.job }} down"},
+                    },
+                ],
+            },
+            {"name": "h", "rules": [{"alert": "Always", "expr": "vector(1)"}]},
+        ]
+    }
+    prom.load_rule_file(doc)
+    status, out = call(prom, "/api/v1/rules")
+    g, h = out["data"]["groups"]
+    assert (g["name"], g["interval"], h["interval"]) == ("g", 60.0, 30.0)
+    rec, alert = g["rules"]
+    assert (rec["type"], rec["name"], rec["query"]) == (
+        "recording",
+        "job:up:sum",
+        "sum by (job) (up)",
+    )
+    assert alert["type"] == "alerting" and alert["name"] == "Down" and alert["query"] == "up == 0"
+    assert (alert["duration"], alert["state"], alert["alerts"]) == (120.0, "inactive", [])
+    assert alert["labels"] == {"severity": "page"} and alert["annotations"]["summary"]
+    assert h["rules"][0]["duration"] == 0.0
+    _, out = call(prom, "/api/v1/rules", type="alert")
+    assert [[r["name"] for r in g["rules"]] for g in out["data"]["groups"]] == [
+        ["Down"],
+        ["Always"],
+    ]
+    _, out = call(prom, "/api/v1/rules", type="record")
+    assert [[r["name"] for r in g["rules"]] for g in out["data"]["groups"]] == [["job:up:sum"], []]
+    status, out = call(prom, "/api/v1/rules", type="both")
+    assert status == 400 and out["errorType"] == "bad_data"
+    out["data"] = None  # answers are copies
+    assert prom.rule_groups[0]["rules"][1]["name"] == "Down"

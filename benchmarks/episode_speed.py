@@ -6,7 +6,10 @@ is checked out into a temporary ``git worktree``, and rounds alternate between t
 round a fresh process that warms up, then runs ``--episodes`` episodes), so that drift in the
 machine's speed hits both alike. It prints both medians and their ratio.
 
-Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--compare REF [--rounds K]]
+``--cpu`` times the process's CPU seconds instead of wall seconds: steadier when other work shares
+the machine.
+
+Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--cpu] [--compare REF [--rounds K]]
 """
 
 from __future__ import annotations
@@ -28,25 +31,26 @@ CHILD = """
 import json, sys, time
 import gymnasium as gym
 import sre_gym
-app, n = sys.argv[1], int(sys.argv[2])
+app, n, clock = sys.argv[1], int(sys.argv[2]), getattr(time, sys.argv[3])
 env = gym.make("SREMarathon-v0", app=app)
 def episode(seed):
-    t = time.perf_counter()
+    t = clock()
     env.reset(seed=seed)
     done = False
     while not done:
         _, _, done, _, _ = env.step([])
-    return time.perf_counter() - t
+    return clock() - t
 episode(999)  # warm caches (catalog, rule pack, compiled queries)
 print(json.dumps([episode(s) for s in range(n)]))
 """
 
 
-def timed(tree: Path, app: str, n: int) -> list[float]:
-    """Seconds of ``n`` no-op episodes of ``app`` with the sre_gym of ``tree``."""
+def timed(tree: Path, app: str, n: int, clock: str = "perf_counter") -> list[float]:
+    """Seconds of ``n`` no-op episodes of ``app`` with the sre_gym of ``tree`` (``clock``:
+    ``perf_counter`` for wall time, ``process_time`` for the process's CPU time)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, app, str(n)],
+        [sys.executable, "-c", CHILD, app, str(n), clock],
         env=env,
         cwd=tree,
         capture_output=True,
@@ -57,7 +61,7 @@ def timed(tree: Path, app: str, n: int) -> list[float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compare(ref: str, app: str, n: int, rounds: int) -> None:
+def compare(ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter") -> None:
     with tempfile.TemporaryDirectory(prefix="sre-gym-ref-") as tmp:
         wt = Path(tmp) / "ref"
         subprocess.run(
@@ -68,15 +72,18 @@ def compare(ref: str, app: str, n: int, rounds: int) -> None:
         try:
             times: dict[str, list[float]] = {"ref": [], "head": []}
             for _ in range(rounds):
-                times["ref"] += timed(wt, app, n)
-                times["head"] += timed(ROOT, app, n)
+                times["ref"] += timed(wt, app, n, clock)
+                times["head"] += timed(ROOT, app, n, clock)
         finally:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)],
                 capture_output=True,
             )
     ref_med, head_med = statistics.median(times["ref"]), statistics.median(times["head"])
-    print(f"app={app} episodes={len(times['head'])} per tree, {rounds} alternating rounds")
+    print(
+        f"app={app} episodes={len(times['head'])} per tree, {rounds} alternating rounds, "
+        f"clock={clock}"
+    )
     print(f"ref={ref} median_s={ref_med:.3f}")
     print(f"head median_s={head_med:.3f}")
     print(f"speedup_over_ref={ref_med / head_med:.2f}x (above 1: this tree is faster)")
@@ -88,11 +95,17 @@ def main() -> None:
     ap.add_argument("--app", default="online-boutique")
     ap.add_argument("--compare", metavar="REF", help="a commit to time against, in the same run")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds with --compare")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the process's CPU seconds, not wall seconds (steadier on a shared machine)",
+    )
     a = ap.parse_args()
+    clock = "process_time" if a.cpu else "perf_counter"
     if a.compare:
-        compare(a.compare, a.app, a.episodes, a.rounds)
+        compare(a.compare, a.app, a.episodes, a.rounds, clock)
         return
-    times = timed(ROOT, a.app, a.episodes)
+    times = timed(ROOT, a.app, a.episodes, clock)
     med = statistics.median(times)
     print(
         f"app={a.app} episodes={a.episodes} median_s={med:.3f} "

@@ -144,22 +144,22 @@ def pick_benign(
     draws = g.random((len(times), 2))
     for t, (r_kind, r_pick) in zip(times, draws, strict=True):
         first = int(np.searchsorted(cum, r_kind, side="right"))
+        closed = {
+            svc
+            for svc, ws in windows.items()
+            if any(s - BAD_IMAGE_GAP_S <= t < e + BAD_IMAGE_GAP_S for s, e in ws)
+        }
         for j in range(len(kinds)):  # the drawn kind first, then the others in order
             kind = kinds[(min(first, len(kinds) - 1) + j) % len(kinds)]
             ok = avail[kind]
-            if kind in ("code", "image"):
-                ok = [
-                    c
-                    for c in ok
-                    if not any(
-                        s - BAD_IMAGE_GAP_S <= t < e + BAD_IMAGE_GAP_S
-                        for s, e in windows.get(c.service, ())
-                    )
-                ]
+            if closed and kind in ("code", "image"):
+                ok = [c for c in ok if c.service not in closed]
             if ok:
                 c = ok[int(r_pick * len(ok))]
+                # conflicts are symmetric: drop the change and every change it clashes with
+                gone = clash.get(c.id, frozenset()) | {c.id}
                 for k, cs in avail.items():
-                    avail[k] = [x for x in cs if x.id != c.id and c.id not in clash.get(x.id, ())]
+                    avail[k] = [x for x in cs if x.id not in gone]
                 out.append((int(t), c.id))
                 break
     return out

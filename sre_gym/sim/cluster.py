@@ -52,6 +52,9 @@ __all__ = ["INITIAL_AGE_S", "WARMUP_S", "ChangeRecord", "SimCluster", "SimError"
 
 WARMUP_S = 600
 INITIAL_AGE_S = 2 * 86400  # the app's pods were created two days before the run (long warmed up)
+# rows each metric family reached in earlier runs of an app and horizon in this process: TSDB
+# blocks are allocated at that size (see telemetry.tsdb.Family); a handful of small dicts
+_ROW_HINTS: dict[tuple[str, int], dict[str, int]] = {}
 
 
 # the per-profile arrays the dynamics read: (array attribute, Profile field)
@@ -86,7 +89,8 @@ class SimCluster(Interventions, Deploys):
         self.streams = Streams(release, app, seed)
         self.t0 = EPOCH
         self.capacity = horizon_s // TICK_S + 1
-        self.tsdb = TSDB(t0=EPOCH, tick_s=TICK_S, capacity=self.capacity)
+        hints = _ROW_HINTS.setdefault((app, self.capacity), {})
+        self.tsdb = TSDB(t0=EPOCH, tick_s=TICK_S, capacity=self.capacity, row_hints=hints)
         self.tick = 0  # next tick to simulate
         self.tick_s = TICK_S
         self.recording = True  # False in forks: no telemetry, no records

@@ -17,6 +17,7 @@ counts is added when they are written as telemetry).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +111,56 @@ class Inputs:
     inter_zone_ms: float = 0.0
 
 
+@dataclass(frozen=True)
+class _Level:
+    """The pods of one call-graph level among those taking traffic, and what only their services
+    decide: shared by every tick with the same services behind the ready pods."""
+
+    idx: np.ndarray  # positions in the ready-pod arrays
+    ps: np.ndarray  # service of each
+    uniq: np.ndarray  # the level's services
+    w: np.ndarray  # [services, pods] averaging weights (each row sums to 1)
+    called: np.ndarray  # [pods, n] edges each pod uses
+    c_rows: np.ndarray  # [pods, n] calls per request
+    c_hard: np.ndarray  # [pods, n] calls per request on hard dependencies
+    entry: bool  # the router's level (alone in the last)
+
+
+# Ready pods change only when pods come and go; one process sees few distinct sets per app.
+_LEVELS: OrderedDict[tuple[str, bytes], tuple[_Level, ...]] = OrderedDict()
+_LEVELS_SIZE = 256
+
+
+def _levels(topo: Topology, svc: np.ndarray) -> tuple[_Level, ...]:
+    """The levels of the ready pods whose services are ``svc`` (leaves first; memoised)."""
+    key = (topo.app.name, svc.tobytes())
+    hit = _LEVELS.get(key)
+    if hit is not None:
+        _LEVELS.move_to_end(key)
+        return hit
+    out = []
+    pl = topo.level_of[svc]
+    for lv in range(len(topo.levels)):
+        idx = np.nonzero(pl == lv)[0]
+        if not len(idx):
+            continue
+        ps = svc[idx]
+        uniq, inv = np.unique(ps, return_inverse=True)
+        w = np.zeros((len(uniq), len(idx)))
+        w[inv, np.arange(len(idx))] = 1.0
+        w /= w.sum(axis=1, keepdims=True)
+        c_rows = topo.calls[ps]
+        out.append(
+            _Level(
+                idx, ps, uniq, w, c_rows > 0, c_rows, c_rows * topo.hard[ps], ps[0] == topo.entry
+            )
+        )
+    hit = _LEVELS[key] = tuple(out)
+    if len(_LEVELS) > _LEVELS_SIZE:
+        _LEVELS.popitem(last=False)
+    return hit
+
+
 def step(topo: Topology, x: Inputs) -> TickOut:
     """One tick of traffic (see the module docstring for the model)."""
     n = topo.n
@@ -173,12 +224,9 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     route_err = np.ones(len(topo.route_names))
     route_lat = np.zeros(len(topo.route_names))
     cross_ms = 2.0 * x.inter_zone_ms
-    pl = topo.level_of[svc]
-    for lv in range(len(topo.levels)):
-        idx = np.nonzero(pl == lv)[0]
-        if not len(idx):
-            continue
-        ps, pp, pd = svc[idx], prof[idx], delay[idx]
+    for lvl in _levels(topo, svc):
+        idx, ps, uniq, w, called = lvl.idx, lvl.ps, lvl.uniq, lvl.w, lvl.called
+        pp, pd = prof[idx], delay[idx]
         to = x.prof_timeout[pp]  # [P, n]
         refused = x.prof_addr_bad[pp] | x.svc_broken[ps] | ~has[None, :]
         dropped = x.blocked[ps]
@@ -190,7 +238,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         bad = refused | dropped
         f = np.where(bad, 1.0, 1.0 - (1.0 - E[None, :]) * (1.0 - p_to))
         ft = np.where(bad, 1.0, p_to)
-        called = topo.calls[ps] > 0  # edges the pod actually uses; the rest carry no failures
+        # edges the pod actually uses carry failures; the rest carry none
         f = np.where(called, f, 0.0)
         ft = np.where(called, ft, 0.0)
         pool = x.prof_pool[pp]
@@ -215,18 +263,13 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         kind = np.where(
             ~called | ~failing, 0, np.where(refused, 1, np.where(dropped | (ft > 0.5 * f), 2, 3))
         )
-        if ps[0] == topo.entry:  # the router sits alone in its level
+        if lvl.entry:  # the router sits alone in its level
             _routes(topo, idx, own_lat, own_err, call_lat, final, route_lat, route_err, p_T, p_E)
         else:
-            c_rows = topo.calls[ps]
-            p_T[idx] = own_lat[idx] + (c_rows * call_lat).sum(axis=1)
-            logok = np.log1p(-np.minimum(final, 1 - 1e-12)) * (c_rows * topo.hard[ps])
+            p_T[idx] = own_lat[idx] + (lvl.c_rows * call_lat).sum(axis=1)
+            logok = np.log1p(-np.minimum(final, 1 - 1e-12)) * lvl.c_hard
             p_E[idx] = 1.0 - (1.0 - own_err[idx]) * np.exp(logok.sum(axis=1))
         # service means over their ready pods
-        uniq, inv = np.unique(ps, return_inverse=True)
-        w = np.zeros((len(uniq), len(idx)))
-        w[inv, np.arange(len(idx))] = 1.0
-        w /= w.sum(axis=1, keepdims=True)
         T[uniq] = w @ p_T[idx]
         E[uniq] = w @ p_E[idx]
         edge_fail[uniq] = w @ f

@@ -33,14 +33,17 @@ class PodFamily:
         self.fam = fam
         self.rows = np.full((64, variants), -1, dtype=np.intp)
 
-    def rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
-        """Family rows of ``pod_rows`` for ``variant``; ``labels(pod_row)`` names new series."""
-        if len(pod_rows) and pod_rows.max() >= self.rows.shape[0]:
-            grown = np.full((2 * int(pod_rows.max()) + 1, self.rows.shape[1]), -1, dtype=np.intp)
+    def reserve(self, n_pod_rows: int) -> None:
+        """Make room for pod rows below ``n_pod_rows``."""
+        if n_pod_rows > self.rows.shape[0]:
+            grown = np.full((2 * n_pod_rows, self.rows.shape[1]), -1, dtype=np.intp)
             grown[: self.rows.shape[0]] = self.rows
             self.rows = grown
+
+    def rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
+        """Family rows of ``pod_rows`` for ``variant``; ``labels(pod_row)`` names new series."""
         out = self.rows[pod_rows, variant]
-        for i in np.nonzero(out < 0)[0]:
+        for i in np.flatnonzero(out < 0).tolist():
             out[i] = self.rows[pod_rows[i], variant] = self.fam.row(labels(int(pod_rows[i])))
         return out
 
@@ -49,6 +52,16 @@ class PodFamily:
     ) -> None:
         if len(pod_rows):
             tsdb.write(self.fam, tick, self.rows_for(pod_rows, variant, labels), values)
+
+    def put_all(self, tsdb: TSDB, tick: int, pod_rows: np.ndarray, labels, values) -> None:
+        """Write every variant of ``pod_rows`` at once: ``labels[j]`` names new series of
+        variant ``j`` (created variant by variant, as ``put`` would), ``values`` is
+        ``[len(pod_rows), variants]``."""
+        rows = self.rows[pod_rows]
+        if (rows < 0).any():
+            for j, lab in enumerate(labels):
+                rows[:, j] = self.rows_for(pod_rows, j, lab)
+        tsdb.write(self.fam, tick, rows.ravel(), values.ravel())
 
 
 class MetricWriter:
@@ -171,6 +184,7 @@ class MetricWriter:
         self.mem = PodFamily(tsdb.family("container_memory_working_set_bytes", cad), 1)
         self.periods = PodFamily(tsdb.family("container_cpu_cfs_periods_total", cad), 1)
         self.throttled = PodFamily(tsdb.family("container_cpu_cfs_throttled_periods_total", cad), 1)
+        self.pod_families = [v for v in vars(self).values() if isinstance(v, PodFamily)]
         # node labels (kube-state-metrics --metric-labels-allowlist=nodes=[topology.kubernetes.io/zone])
         # and the taint the node lifecycle controller puts on a node that stopped reporting
         self.node_labels = tsdb.family(
@@ -335,17 +349,29 @@ class MetricWriter:
             node = node_names[p.node[r]] if p.node[r] >= 0 else "<none>"
             return (KSM, ns, names[r], node, "ReplicaSet", names[r].rsplit("-", 1)[0])
 
+        for pf in self.pod_families:
+            pf.reserve(p.n)
         state = p.state[rows]
         ready = p.ready[rows].astype(float)
         one = np.ones(len(rows))
         self.pod_info.put(tsdb, tick, rows, 0, info, one)
-        self.pod_ready.put(tsdb, tick, rows, 0, pod(("true",)), ready)
-        self.pod_ready.put(tsdb, tick, rows, 1, pod(("false",)), 1.0 - ready)
+        self.pod_ready.put_all(
+            tsdb,
+            tick,
+            rows,
+            (pod(("true",)), pod(("false",))),
+            np.stack([ready, 1.0 - ready], axis=1),
+        )
         node_ok = np.append(ready_nodes, False)[p.node[rows]]
         pending = (state == P.PENDING) | (state == P.IMAGE_WAIT)
         phase = np.where(~node_ok & (state != P.PENDING), 4, np.where(pending, 0, 1))
-        for j, ph in enumerate(PHASES):
-            self.pod_phase.put(tsdb, tick, rows, j, pod((ph,)), (phase == j).astype(float))
+        self.pod_phase.put_all(
+            tsdb,
+            tick,
+            rows,
+            [pod((ph,)) for ph in PHASES],
+            (phase[:, None] == np.arange(len(PHASES))).astype(float),
+        )
         self.restarts.put(tsdb, tick, rows, 0, cont(), p.restarts[rows].astype(float))
         running = state == P.RUNNING
         self.running.put(tsdb, tick, rows, 0, cont(), running.astype(float))
@@ -362,9 +388,13 @@ class MetricWriter:
         for j in (P.TERM_ERROR, P.TERM_OOM):
             sub = rows[lt == j]
             self.last_term.put(tsdb, tick, sub, j, cont((P.TERM_NAMES[j],)), np.ones(len(sub)))
-        self.limits.put(tsdb, tick, rows, 0, cont(("cpu", "core")), cl.prof_cpu_limit[p.prof[rows]])
-        self.limits.put(
-            tsdb, tick, rows, 1, cont(("memory", "byte")), cl.prof_mem_limit[p.prof[rows]] * 2**20
+        prof = p.prof[rows]
+        self.limits.put_all(
+            tsdb,
+            tick,
+            rows,
+            (cont(("cpu", "core")), cont(("memory", "byte"))),
+            np.stack([cl.prof_cpu_limit[prof], cl.prof_mem_limit[prof] * 2**20], axis=1),
         )
         run = rows[running]
         if len(run):

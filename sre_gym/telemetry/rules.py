@@ -365,9 +365,10 @@ class AlertEngine:
                 out[tm] = [({}, float(res.values[0, k]))]
             return out
         labels = res.labels
-        for k, tm in enumerate(times):
-            rows = np.flatnonzero(res.present[:, k])
-            out[tm] = [(labels[r], float(res.values[r, k])) for r in rows.tolist()]
+        values = res.values.T.tolist()
+        for k, (tm, col) in enumerate(zip(times, res.present.T, strict=True)):
+            vk = values[k]
+            out[tm] = [(labels[r], vk[r]) for r in col.nonzero()[0].tolist()]
         return out
 
     def _error(self, i: int, e: float, msg: str) -> None:
@@ -378,8 +379,10 @@ class AlertEngine:
     def _step(
         self, i: int, e: float, series: list[tuple[dict[str, str], float]]
     ) -> list[dict[str, Any]]:
-        rule = self.rules[i]
         active = self._active[i]
+        if not series and not active:
+            return []
+        rule = self.rules[i]
         seen: dict[tuple, tuple[dict[str, str], dict[str, str], float]] = {}
         cache = self._label_cache[i]
         for s_labels, v in series:

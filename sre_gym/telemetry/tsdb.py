@@ -36,18 +36,43 @@ def nan_block(rows: int, cols: int) -> np.ndarray:
 
 
 class Family:
-    """All series of one metric name."""
+    """All series of one metric name.
 
-    __slots__ = ("name", "label_names", "rows", "index", "data", "version", "_cap_ticks")
+    ``row_hints`` (optional, owned by the writer) maps family names to the rows they reached in
+    earlier runs: the sample block starts that big, so a family that gains thousands of series
+    (one per pod) is allocated once instead of growing, copying and NaN-filling as it goes; the
+    family records its own final size there. Sizes never change what a query sees.
+    """
 
-    def __init__(self, name: str, label_names: Sequence[str], cap_ticks: int) -> None:
+    __slots__ = (
+        "name",
+        "label_names",
+        "rows",
+        "index",
+        "data",
+        "version",
+        "_cap_ticks",
+        "_order",
+        "_hints",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        label_names: Sequence[str],
+        cap_ticks: int,
+        row_hints: dict[str, int] | None = None,
+    ) -> None:
         self.name = name
         self.label_names: tuple[str, ...] = tuple(label_names)
         self.rows: list[LabelSet] = []
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
-        self.data = nan_block(8, cap_ticks)
+        self._hints = row_hints
+        self.data = nan_block(max(8, row_hints.get(name, 0) if row_hints else 0), cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
+        # label names are distinct, so a series' sorted pairs follow the sorted names
+        self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
 
     def row(self, values: tuple[str, ...]) -> int:
         """Row of the series with these label values (in ``label_names`` order); created if new."""
@@ -66,8 +91,11 @@ class Family:
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r
-        self.rows.append(tuple(sorted(zip(self.label_names, values, strict=True))))
+        names = self.label_names
+        self.rows.append(tuple([(names[i], values[i]) for i in self._order]))
         self.version += 1
+        if self._hints is not None and r >= self._hints.get(self.name, 0):
+            self._hints[self.name] = r + 1
         return r
 
     def rows_for(self, values: Iterable[tuple[str, ...]]) -> np.ndarray:
@@ -81,18 +109,26 @@ class Family:
 class TSDB:
     """A fixed-grid store: ``capacity`` ticks of ``tick_s`` seconds starting at ``t0``."""
 
-    def __init__(self, *, t0: int = 0, tick_s: int = 15, capacity: int = 400) -> None:
+    def __init__(
+        self,
+        *,
+        t0: int = 0,
+        tick_s: int = 15,
+        capacity: int = 400,
+        row_hints: dict[str, int] | None = None,
+    ) -> None:
         self.t0 = int(t0)
         self.tick_s = int(tick_s)
         self.capacity = int(capacity)
         self.n_ticks = 0  # ticks written so far (columns 0..n_ticks-1 are final)
         self.families: dict[str, Family] = {}
+        self.row_hints = row_hints  # see Family
 
     # -- writing (simulator side) -------------------------------------------------------------
     def family(self, name: str, label_names: Sequence[str]) -> Family:
         fam = self.families.get(name)
         if fam is None:
-            fam = self.families[name] = Family(name, label_names, self.capacity)
+            fam = self.families[name] = Family(name, label_names, self.capacity, self.row_hints)
         elif fam.label_names != tuple(label_names):
             raise ValueError(f"family {name} already has labels {fam.label_names}")
         return fam

@@ -217,10 +217,10 @@ class SeriesTracker:
         self._live[key] = sub
         return sub
 
-    @staticmethod
-    def _selection(found: list[tuple[LabelSet, Family, int]]) -> Selection:
+    def _selection(self, found: list[tuple[LabelSet, Family, int]]) -> Selection:
         labels = tuple(f[0] for f in found)
-        if found and all(f[1] is found[0][1] for f in found):  # one family: no grouping needed
+        # a named tracker reads one family: no grouping needed
+        if found and (self.name is not None or all(f[1] is found[0][1] for f in found)):
             rows = np.fromiter((f[2] for f in found), dtype=np.intp, count=len(found))
             return Selection(labels, [(found[0][1], rows, np.arange(len(found), dtype=np.intp))])
         parts: list[tuple[Family, np.ndarray, np.ndarray]] = []

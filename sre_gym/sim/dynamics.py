@@ -252,9 +252,9 @@ def step(topo: Topology, x: Inputs) -> TickOut:
             f = 1.0 - (1.0 - f) * (1.0 - pool_f)
             ft = 1.0 - (1.0 - ft) * (1.0 - pool_f)
             tc = tc * np.where(u > 1.0, np.minimum(u, 20.0), 1.0)
-        r = x.prof_retries[pp]
-        att = np.where(f < 1.0, (1.0 - f ** (r + 1)) / np.maximum(1.0 - f, 1e-12), r + 1.0)
-        final = f ** (r + 1)
+        tries = x.prof_retries[pp] + 1
+        final = f**tries
+        att = np.where(f < 1.0, (1.0 - final) / np.maximum(1.0 - f, 1e-12), tries)
         hang = np.minimum(to, DROP_HANG_MS)
         call_lat = (
             np.where(refused, 1.0 + pd[:, None], np.where(dropped, hang, np.minimum(tc, to))) * att

@@ -12,6 +12,7 @@ engine reads rectangular slices. Reading never mutates anything.
 from __future__ import annotations
 
 import mmap
+import weakref
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -25,12 +26,40 @@ LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __
 _OWN_PAGES_BYTES = 1 << 17
 
 
+# Pages of freed blocks are kept for the next block of the same size (episodes of one app size
+# their families alike): fresh pages cost a fault each, about ten times the NaN fill itself.
+_FREE_PAGES: dict[int, list[mmap.mmap]] = {}
+_FREE_LIMIT_BYTES = 256 << 20
+_free_bytes = 0
+
+
+def _release(m: mmap.mmap) -> None:
+    """Keep a dead block's pages for reuse, up to the limit (past it they are unmapped when the
+    last reference goes)."""
+    global _free_bytes
+    if _free_bytes + len(m) > _FREE_LIMIT_BYTES:
+        return
+    _FREE_PAGES.setdefault(len(m), []).append(m)
+    _free_bytes += len(m)
+
+
 def nan_block(rows: int, cols: int) -> np.ndarray:
-    """A float64 ``[rows, cols]`` array of NaN; big ones on pages of their own."""
+    """A float64 ``[rows, cols]`` array of NaN; big ones on pages of their own, reused from
+    blocks of the same size that nothing refers to any more."""
+    global _free_bytes
     nbytes = rows * cols * 8
     if nbytes < _OWN_PAGES_BYTES:
         return np.full((rows, cols), np.nan)
-    out = np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.float64).reshape(rows, cols)
+    free = _FREE_PAGES.get(nbytes)
+    if free:
+        m = free.pop()
+        _free_bytes -= nbytes
+    else:
+        m = mmap.mmap(-1, nbytes)
+    flat = np.frombuffer(m, dtype=np.float64)
+    # every view of the block refers to ``flat``: its pages are free once ``flat`` is
+    weakref.finalize(flat, _release, m).atexit = False
+    out = flat.reshape(rows, cols)
     out.fill(np.nan)
     return out
 
@@ -39,9 +68,11 @@ class Family:
     """All series of one metric name.
 
     ``row_hints`` (optional, owned by the writer) maps family names to the rows they reached in
-    earlier runs: the sample block starts that big, so a family that gains thousands of series
-    (one per pod) is allocated once instead of growing, copying and NaN-filling as it goes; the
-    family records its own final size there. Sizes never change what a query sees.
+    earlier runs: the first time the sample block must grow, it grows to that size at once, so a
+    family that gains thousands of series (one per pod) is allocated twice instead of growing,
+    copying and NaN-filling as it goes, and a store whose families never grow (a run read only
+    for its entry traffic) stays small. The family records its own final size there. Sizes never
+    change what a query sees.
     """
 
     __slots__ = (
@@ -69,7 +100,7 @@ class Family:
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
         self._hints = row_hints
-        self.data = nan_block(max(8, row_hints.get(name, 0) if row_hints else 0), cap_ticks)
+        self.data = nan_block(8, cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
         # label names are distinct, so a series' sorted pairs follow the sorted names
         self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
@@ -87,7 +118,10 @@ class Family:
         if r == self.data.shape[0]:
             # double while small, then grow by a quarter: a family of pod series reaches
             # thousands of rows, and a doubled block would be up to half empty
-            grown = nan_block(2 * r if r < 1024 else r + r // 4, self._cap_ticks)
+            rows = 2 * r if r < 1024 else r + r // 4
+            if self._hints is not None:
+                rows = max(rows, self._hints.get(self.name, 0))
+            grown = nan_block(rows, self._cap_ticks)
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r

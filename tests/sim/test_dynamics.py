@@ -339,3 +339,34 @@ def test_ready_pods_share_load(world):
         min(per_pod + 0.15, world.prof_cpu_limit[world.pod_prof[r]])
     )
     assert two.served[cur] == pytest.approx(one.served[cur])
+
+
+def test_memoised_levels_give_the_same_tick_as_a_cold_start(world):
+    """The per-level pod structure is memoised by the ready pods' services: a tick computed
+    from the memo equals one computed from scratch, field for field and bit for bit."""
+    warm = run(world)
+    dynamics._LEVELS.clear()
+    cold = run(world)
+    assert len(dynamics._LEVELS) == 1  # the cold run filled the memo again
+    for f in dataclasses.fields(warm):
+        a, b = getattr(warm, f.name), getattr(cold, f.name)
+        if isinstance(a, np.ndarray):
+            assert a.tobytes() == b.tobytes(), f.name
+        else:
+            assert a == b, f.name
+
+
+def test_levels_follow_the_ready_pods(world):
+    """A different set of ready pods gets its own levels: every ready pod sits in exactly one
+    level, under its own service, and each level's weights average its services' pods."""
+    topo = world.topo
+    svc = world.field("pod_dep")[world.field("rows")]
+    svc = svc[svc < topo.n]
+    for s in (svc, np.concatenate([svc, svc[:3]])):  # three pods more: other positions
+        levels = dynamics._levels(topo, s)
+        seen = np.concatenate([lv.idx for lv in levels])
+        assert sorted(seen.tolist()) == list(range(len(s)))
+        for lv in levels:
+            assert (lv.ps == s[lv.idx]).all()
+            np.testing.assert_allclose(lv.w.sum(axis=1), 1.0)
+            assert lv.w.shape == (len(np.unique(lv.ps)), len(lv.idx))

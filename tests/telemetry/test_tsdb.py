@@ -50,3 +50,51 @@ def test_big_families_grow_by_a_quarter_not_double():
         fam.row((f"p{i}",))
     assert fam.data.shape == (1280, 400)  # 1,024 rows doubled from 8, then a quarter more
     assert fam.n_series == 1025 and np.isnan(fam.data).all()
+
+
+def test_row_hints_size_a_family_once_and_record_its_rows():
+    """A family sized from an earlier run's rows grows once, straight to that size; a family
+    that grows past its hint raises it; sizes never change the samples or the rows."""
+    hints: dict[str, int] = {}
+    first = TSDB(t0=0, tick_s=15, capacity=400, row_hints=hints)
+    fam = first.family("kube_pod_info", ("pod",))
+    for i in range(300):
+        fam.row((f"p{i}",))
+    assert hints == {"kube_pod_info": 300}
+    second = TSDB(t0=0, tick_s=15, capacity=400, row_hints=hints)
+    fam2 = second.family("kube_pod_info", ("pod",))
+    assert fam2.data.shape == (8, 400)  # nothing is allocated before it is needed
+    for i in range(9):
+        fam2.row((f"p{i}",))
+    block = fam2.data
+    assert block.shape == (300, 400) and np.isnan(block).all()
+    for i in range(9, 300):
+        assert fam2.row((f"p{i}",)) == i
+    assert fam2.data is block  # no regrowth up to the hint
+    fam2.row(("p300",))
+    assert fam2.data.shape[0] > 300 and hints["kube_pod_info"] == 301
+    assert fam2.rows == fam.rows + [(("pod", "p300"),)]
+    # a store without hints starts small, as before
+    assert TSDB(t0=0, tick_s=15, capacity=400).family("x", ("a",)).data.shape == (8, 400)
+
+
+def test_pages_of_a_dead_block_serve_the_next_block_of_its_size():
+    """A big block's pages go back to a free list when nothing refers to the block (views
+    included) and are reused, NaN-filled again, for the next block of that size."""
+    import gc
+
+    from sre_gym.telemetry import tsdb
+
+    a = nan_block(97, 401)  # a size no other test uses
+    pages = _owner(a)
+    view = a[10:20, 5:9]
+    a[:] = 3.0
+    del a
+    gc.collect()
+    assert 97 * 401 * 8 not in tsdb._FREE_PAGES or pages not in tsdb._FREE_PAGES[97 * 401 * 8]
+    del view  # the last view keeps the pages in use
+    gc.collect()
+    assert pages in tsdb._FREE_PAGES[97 * 401 * 8]
+    b = nan_block(97, 401)
+    assert _owner(b) is pages and np.isnan(b).all()
+    assert pages not in tsdb._FREE_PAGES.get(97 * 401 * 8, [])

@@ -30,6 +30,7 @@ _OWN_PAGES_BYTES = 1 << 17
 # their families alike): fresh pages cost a fault each, about ten times the NaN fill itself.
 _FREE_PAGES: dict[int, list[mmap.mmap]] = {}
 _FREE_LIMIT_BYTES = 256 << 20
+_HINT_ROWS = 256  # row hints are rounded up to a multiple of this
 _free_bytes = 0
 
 
@@ -120,7 +121,9 @@ class Family:
             # thousands of rows, and a doubled block would be up to half empty
             rows = 2 * r if r < 1024 else r + r // 4
             if self._hints is not None:
-                rows = max(rows, self._hints.get(self.name, 0))
+                # rounded up, so that the next runs ask for blocks of the sizes freed before
+                hint = -(-self._hints.get(self.name, 0) // _HINT_ROWS) * _HINT_ROWS
+                rows = max(rows, hint)
             grown = nan_block(rows, self._cap_ticks)
             grown[:r] = self.data
             self.data = grown

@@ -67,13 +67,14 @@ def test_row_hints_size_a_family_once_and_record_its_rows():
     for i in range(9):
         fam2.row((f"p{i}",))
     block = fam2.data
-    assert block.shape == (300, 400) and np.isnan(block).all()
-    for i in range(9, 300):
+    assert block.shape == (512, 400) and np.isnan(block).all()  # the hint, rounded up
+    for i in range(9, 512):
         assert fam2.row((f"p{i}",)) == i
-    assert fam2.data is block  # no regrowth up to the hint
-    fam2.row(("p300",))
-    assert fam2.data.shape[0] > 300 and hints["kube_pod_info"] == 301
-    assert fam2.rows == fam.rows + [(("pod", "p300"),)]
+    assert fam2.data is block  # no regrowth up to the rounded hint
+    assert hints["kube_pod_info"] == 512
+    fam2.row(("p512",))
+    assert fam2.data.shape[0] > 512 and hints["kube_pod_info"] == 513
+    assert fam2.rows[:300] == fam.rows
     # a store without hints starts small, as before
     assert TSDB(t0=0, tick_s=15, capacity=400).family("x", ("a",)).data.shape == (8, 400)
 

@@ -104,14 +104,31 @@ class Schedule:
         return ((s[None, :] <= grid[:, None]) & (grid[:, None] < e[None, :])).sum(axis=1)
 
 
+_INFRA = frozenset({"node_failure", "zone_outage"})
+
+
 def _conflicts(a: Fault, b: Fault) -> bool:
     """Faults that may not be active together: one fault per target at a time (a second fault on
     the same service would overwrite or mask the first's artifact), and infrastructure faults that
     take down the same machines."""
     if a.id == b.id or a.target == b.target:
         return True
-    infra = {"node_failure", "zone_outage"}
-    return a.mechanism in infra and b.mechanism in infra
+    return a.mechanism in _INFRA and b.mechanism in _INFRA
+
+
+def _compatible(faults: list[Fault], busy: list[Fault]) -> list[Fault]:
+    """The faults that conflict with none of ``busy``, in their order (``_conflicts`` against each,
+    in one pass over sets)."""
+    if not busy:
+        return list(faults)
+    ids = {b.id for b in busy}
+    targets = {b.target for b in busy}
+    infra = any(b.mechanism in _INFRA for b in busy)
+    return [
+        f
+        for f in faults
+        if f.id not in ids and f.target not in targets and not (infra and f.mechanism in _INFRA)
+    ]
 
 
 def plan_deploys(
@@ -190,7 +207,7 @@ def schedule(
         while True:
             end = min(s + d, episode)
             busy = [af for a_s, a_e, af in placed if a_s < end and s < a_e]
-            ok = [f for f in faults if not any(_conflicts(f, af) for af in busy)]
+            ok = _compatible(faults, busy)
             if ok or s + TICK_S >= inject:
                 break
             s += TICK_S  # everything conflicts right now: the arrival waits for a fault to end

@@ -16,6 +16,7 @@ from sre_gym.orchestrator.schedule import (
     TICK_S,
     Schedule,
     ScheduledFault,
+    _compatible,
     _conflicts,
     schedule,
 )
@@ -171,6 +172,18 @@ def test_each_arrival_takes_a_least_used_fault_that_fits(seed):
         uses[chosen.id] += 1
         active.append(sf)
     assert len({sf.fault_id for sf in s.faults}) >= min(len(FAULTS), len(s.faults)) * 0.8
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_compatible_faults_are_those_that_conflict_with_none_busy(seed):
+    """The one-pass filter the scheduler uses keeps exactly the faults (in order) that the
+    pairwise rule lets run beside everything busy."""
+    g = np.random.default_rng(seed)
+    faults = list(CAT.faults)
+    for k in (0, 1, 3, 8):
+        busy = [faults[i] for i in g.choice(len(faults), size=k, replace=False)]
+        expect = [f for f in faults if not any(_conflicts(f, b) for b in busy)]
+        assert _compatible(faults, busy) == expect
 
 
 def test_concurrency_counts_active_faults():

@@ -41,6 +41,11 @@ NOT_SERVING = ("loadgen", "infra", "batch")
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    def __deepcopy__(self, memo: dict | None = None) -> Strict:
+        # catalog values are frozen and shared by every run of the process: a copy of the world
+        # (a persistence fork) refers to them instead of copying them
+        return self
+
 
 class Resources(Strict):
     cpu_request: str

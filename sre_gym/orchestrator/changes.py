@@ -173,6 +173,9 @@ class Presentation:
     title: str
     author: str
 
+    def __deepcopy__(self, memo: dict | None = None) -> Presentation:
+        return self  # frozen strings: copies of the world share it
+
 
 def present(
     cat: AppCatalog, streams: Streams, deliveries: list[tuple[float, str, Change]]

@@ -126,6 +126,9 @@ class Anomaly:
     amount: float = 0.0
     detail: tuple[tuple[str, str], ...] = ()
 
+    def __deepcopy__(self, memo: dict | None = None) -> Anomaly:
+        return self  # frozen values: copies of the world share it
+
 
 def _node_held(sched: Schedule, node: str, lo: int, hi: int) -> bool:
     cat = load_catalog(sched.app, include_quarantined=True)

@@ -55,6 +55,9 @@ class Template:
         env[key] = value
         return replace(self, env=tuple(sorted(env.items())))
 
+    def __deepcopy__(self, memo: dict | None = None) -> Template:
+        return self  # frozen values: copies of the world share it
+
 
 @dataclass
 class Revision:

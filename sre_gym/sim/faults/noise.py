@@ -102,6 +102,9 @@ class NoiseEvent:
     amount: float  # cores (cpu kinds; for a neighbour: share of each pod's limit) or ms (blip)
     spared: tuple[str, ...] = ()  # deployments a noisy neighbour leaves alone
 
+    def __deepcopy__(self, memo: dict | None = None) -> NoiseEvent:
+        return self  # frozen values: copies of the world share it
+
     @property
     def start(self) -> int:
         return self.phases[0][0]

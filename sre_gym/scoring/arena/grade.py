@@ -175,10 +175,7 @@ def _correct(task: Task, e: dict[str, Any]) -> bool:
                 return True
         if leg.event and e.get("event") == leg.event and e.get("new") is False:
             return True
-    for step in task.oracle:
-        if step.tool == e.get("tool") and step.args == e.get("args"):
-            return True
-    return False
+    return any(step.tool == e.get("tool") and step.args == e.get("args") for step in task.oracle)
 
 
 def analytics(task: Task, ev: Any, meta: dict) -> dict[str, Any]:

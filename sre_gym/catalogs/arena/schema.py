@@ -151,6 +151,7 @@ class Event(Strict):
     active: bool = True
     at_s: float | None = None  # episode-anchored
     after_declaration_s: float | None = None  # declaration-anchored re-trigger
+    params: dict[str, float] = {}  # hidden magnitudes of a mandated (non-fault) event
 
     @model_validator(mode="after")
     def _one_anchor(self) -> Event:

@@ -72,6 +72,8 @@ class ArenaWorld:
             else:
                 self._timed.append((leg.arm_at_s, len(self._timed), f"leg:{leg.id}", True))
         for ev in self.task.load.events:
+            if ev.params:
+                self.magnitudes.setdefault(ev.name, {k: float(v) for k, v in ev.params.items()})
             if ev.at_s is not None:
                 self._timed.append((ev.at_s, len(self._timed), ev.name, ev.active))
 

@@ -185,7 +185,7 @@ def check_task(task: Task) -> None:
         raise CatalogError(f"{where}: the oracle must end with declare_repair_complete")
     for f in task.faults:
         for k in list(f.injected) + list(f.golden):
-            if k not in sub.config:
+            if k not in sub.config and k.split("@", 1)[0] not in sub.config:
                 raise CatalogError(f"{where}: leg {f.id} names unknown config key {k!r}")
         if f.event is not None and f.event not in sub.events:
             raise CatalogError(f"{where}: leg {f.id} switches unknown event {f.event!r}")

@@ -80,7 +80,7 @@ class ArenaWorld:
     def _inject(self, leg) -> None:
         for k, v in leg.injected.items():
             self.config[k] = copy.deepcopy(v)
-            if leg.tier == "config":
+            if leg.tier == "config" or leg.mechanism == "role_db_statement_timeout":
                 self.persisted[k] = copy.deepcopy(v)
         if leg.event:
             self.events[leg.event] = True

@@ -280,11 +280,14 @@ class IncidentArenaEnv(gym.Env):
         return {
             "instruction": self.task.instruction[:INSTRUCTION_CHARS],
             "result": res,
-            "clock_s": np.int64(
-                min(now - self.ready_s if w else 0, self.horizon) if now >= self.ready_s else 0
+            "clock_s": np.array(
+                min(now - self.ready_s if w else 0, self.horizon) if now >= self.ready_s else 0,
+                dtype=np.int64,
             ),
-            "budget_left_s": np.int64(max(0, self.window_end - now) if w else 0),
-            "calls_left": np.int64(max(0, self.task.budgets.max_tool_calls - self.calls)),
+            "budget_left_s": np.array(max(0, self.window_end - now) if w else 0, dtype=np.int64),
+            "calls_left": np.array(
+                max(0, self.task.budgets.max_tool_calls - self.calls), dtype=np.int64
+            ),
         }
 
     def render(self) -> str | None:

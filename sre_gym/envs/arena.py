@@ -271,12 +271,17 @@ class IncidentArenaEnv(gym.Env):
             recs += p["checks"]
         return sum(r["pass"] for r in recs) / max(1, len(recs))
 
-    def _obs(self) -> dict[str, Any]:
-        w = self.world
-        now = int(w.now) if w is not None else 0
+    def observation_result(self) -> str:
+        """The last call's result as the observation shows it (JSON text, ASCII, bounded)."""
         res = json.dumps(self.last, sort_keys=True, default=str)
         if len(res) > RESULT_CHARS:
             res = res[: RESULT_CHARS - 20] + '..."(truncated)"'
+        return res
+
+    def _obs(self) -> dict[str, Any]:
+        w = self.world
+        now = int(w.now) if w is not None else 0
+        res = self.observation_result()
         return {
             "instruction": self.task.instruction[:INSTRUCTION_CHARS],
             "result": res,

@@ -153,6 +153,9 @@ def _classify(task: Task, store: dict, outcome_pass: bool, safe_pass: bool) -> t
         return "planted_cause_left", "planted"
     if not store["derived/redis-state.json"]["no_jobs_lost"]:
         return "planted_cause_left", "damage_left"
+    rp = store["derived/runtime-persistence.json"]
+    if task.substrate == "saleor-spine" and not rp["fresh_sessions_repaired"]:
+        return "planted_cause_left", "damage_left"  # sessions still run under the planted setting
     receipt = store[RECEIPTS[task.challenge.type]]
     if (
         not cs["all_hold"]

@@ -52,30 +52,33 @@ def sakasegawa_wait_s(lam: np.ndarray, hold_s: np.ndarray, c: int) -> np.ndarray
 def pool_queue(
     lam: np.ndarray, hold_s: np.ndarray, cap: int, timeout_s: float, q0: float
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """(wait seconds, refused requests, final backlog) of a pool over consecutive seconds."""
+    """(wait seconds, refused requests, final backlog) of a pool over consecutive seconds.
+
+    The backlog follows the Lindley recursion q_t = max(0, q_{t-1} + arrivals - mu), capped at
+    mu x timeout (what waits longer is refused). It is computed second by second in the same order
+    whatever the window boundaries, so splitting a run into windows (an agent's calls) never
+    changes a bit of it; below saturation the wait is Sakasegawa's M/M/c delay."""
     n = len(lam)
     if cap <= 0:
         return np.full(n, timeout_s), lam.astype(float), 0.0
     mu = cap / np.maximum(hold_s, 1e-6)
+    mmc = sakasegawa_wait_s(lam, hold_s, cap)
     qmax = mu * timeout_s
-    # uncapped Lindley recursion in closed form: q_t = S_t - min(0, min_{k<=t} S_k) (+ q0)
-    s = q0 + np.cumsum(lam - mu)
-    q = s - np.minimum(0.0, np.minimum.accumulate(s))
+    q = np.zeros(n)
     refused = np.zeros(n)
-    if np.any(q > qmax):  # the timeout binds: the capped recursion, second by second
-        q = np.empty(n)
-        prev = q0
+    if np.any(lam > mu) or q0 > 0:  # a backlog can form: the recursion, second by second
+        prev = float(q0)
+        lam_l, mu_l, qmax_l = lam.tolist(), mu.tolist(), qmax.tolist()
         for i in range(n):
-            v = prev + lam[i] - mu[i]
-            if v > qmax[i]:
-                refused[i] = v - qmax[i]
-                v = qmax[i]
-            prev = q[i] = max(0.0, v)
-    wait = q / mu + sakasegawa_wait_s(lam, hold_s, cap)
-    over = wait > timeout_s  # even an empty queue cannot serve within the timeout
+            v = prev + lam_l[i] - mu_l[i]
+            if v > qmax_l[i]:
+                refused[i] = v - qmax_l[i]
+                v = qmax_l[i]
+            prev = q[i] = v if v > 0.0 else 0.0
+    wait = np.where(q > 0, q / mu, mmc)
+    over = (q <= 0) & (mmc > timeout_s)  # even an empty queue cannot serve within the timeout
     refused = np.where(over, lam, refused)
-    wait = np.minimum(wait, timeout_s)
-    return wait, refused, float(q[-1]) if n else q0
+    return np.minimum(wait, timeout_s), refused, float(q[-1]) if n else float(q0)
 
 
 @dataclass

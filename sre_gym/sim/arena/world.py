@@ -19,7 +19,7 @@ from sre_gym.rng import Streams
 from sre_gym.sim.arena import dynamics, views
 from sre_gym.sim.arena.load import arrivals, noise, phases, rates
 
-MODEL_VERSION = "arena-sim/1"  # bump when the dynamics change: it is in the calibration fingerprint
+MODEL_VERSION = "arena-sim/2"  # bump when the dynamics change: it is in the calibration fingerprint
 RELEASE = "incident-arena-r1"
 # keys a plain restart of the owning service resets to their persisted value (runtime settings)
 RUNTIME_PREFIXES = ("mariadb.", "postgres.", "redis-queue.", "redis-cache.", "redis.")

@@ -208,7 +208,7 @@ def lint_instruction(task: Task) -> None:
         secrets.add(f.mechanism)
         for k, v in f.injected.items():
             secrets.add(k.lower())
-            secrets.add(k.split(".", 1)[-1].lower())
+            secrets.add(k.split(".", 1)[-1].split("@", 1)[0].lower())
             if isinstance(v, str) and len(v) > 2:
                 secrets.add(v.lower())
         if f.event:

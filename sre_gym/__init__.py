@@ -1,6 +1,6 @@
 """sre_gym: Gymnasium environments for continuous, change-driven SRE operation.
 
-``import sre_gym`` registers ``SREMarathon-v0``; it imports nothing heavy (no ray, kubernetes,
+``import sre_gym`` registers ``SREMarathon-v0`` and ``IncidentArena-v0``; it imports nothing heavy (no ray, kubernetes,
 matplotlib or pandas), and the simulator loads only when an env is made.
 """
 
@@ -16,6 +16,15 @@ if "SREMarathon-v0" not in gym.registry:
         entry_point="sre_gym.envs.marathon:SREMarathonEnv",
         nondeterministic=False,
         kwargs={"app": "online-boutique"},
+    )
+
+# Incident-Arena repair tasks (sre_gym/envs/arena.py; docs/arena.md)
+if "IncidentArena-v0" not in gym.registry:
+    gym.register(
+        id="IncidentArena-v0",
+        entry_point="sre_gym.envs.arena:IncidentArenaEnv",
+        nondeterministic=False,
+        kwargs={"task": "arena-008"},
     )
 
 __all__ = ["__version__"]

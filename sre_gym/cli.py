@@ -13,6 +13,7 @@ PLUGINS: tuple[str, ...] = (
     "sre_gym.rollouts.catalog_cli",
     "sre_gym.scoring.cli",
     "sre_gym.rollouts.cli",
+    "sre_gym.rollouts.arena_cli",
     "sre_gym.tools.cli",
     "sre_gym.serve.cli",
     "sre_gym.backends.live_cli",

@@ -4,6 +4,7 @@ Layout of a bundle directory (see docs/bundle-format.md):
   manifest.json       release, app, seed, env and scoring config (with its version)
   events.jsonl.gz     append-only event log, one JSON object per line (gzip with a fixed mtime)
   arrays/<name>.npy   per-tick evidence arrays (symptom probes, artifact state, entry traffic)
+  artifacts/<path>    JSON documents (the arena's Arena-shaped evidence; absent for the marathon)
   seal.json           SHA-256 of every other file, chained into one digest
 Every file is written into a temporary directory that is renamed into place only once complete, so a
 crash never leaves a directory that looks like a bundle.
@@ -60,6 +61,10 @@ def encode(evidence: Evidence) -> dict[str, bytes]:
     files["events.jsonl.gz"] = buf.getvalue()
     for name, arr in sorted(evidence.arrays.items()):
         files[f"arrays/{name}.npy"] = _npy(arr)
+    for name, doc in sorted(evidence.artifacts.items()):
+        if ".." in name.split("/") or name.startswith("/"):
+            raise BundleError(f"artifact path {name!r} leaves the bundle")
+        files[f"artifacts/{name}"] = (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode()
     return files
 
 
@@ -146,11 +151,17 @@ def read_bundle(path: str | os.PathLike) -> Evidence:
         arrays = {
             p.stem: np.load(p, allow_pickle=False) for p in sorted((path / "arrays").glob("*.npy"))
         }
+        art_root = path / "artifacts"
+        artifacts = {
+            p.relative_to(art_root).as_posix(): json.loads(p.read_text())
+            for p in sorted(art_root.rglob("*"))
+            if p.is_file()
+        }
     except (OSError, ValueError, EOFError) as e:
         raise BundleError(f"{path}: sealed but unreadable ({e})") from e
     if manifest.get("format") != FORMAT:
         raise BundleError(f"{path}: manifest format {manifest.get('format')!r} is not {FORMAT}")
-    return Evidence(manifest=manifest, events=events, arrays=arrays)
+    return Evidence(manifest=manifest, events=events, arrays=arrays, artifacts=artifacts)
 
 
 __all__ = ["BundleError", "Evidence", "read_bundle", "verify", "write_bundle"]

@@ -53,6 +53,8 @@ class Evidence:
     manifest: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    # JSON documents by relative path (the arena's Arena-shaped artifacts); empty for the marathon
+    artifacts: dict[str, Any] = field(default_factory=dict)
 
     def add(self, type_: str, t: float, **fields: Any) -> dict[str, Any]:
         if type_ not in EVENT_TYPES:

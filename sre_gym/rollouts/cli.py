@@ -65,6 +65,10 @@ def _std(xs: list[float]) -> float:
 
 
 def _rollout(a: argparse.Namespace) -> int:
+    if a.suite == "arena":
+        from sre_gym.rollouts.arena_cli import rollout_cmd
+
+        return rollout_cmd(a)
     from sre_gym.cli import evaluation_key_arg, llm_options
     from sre_gym.rollouts.runner import rollout
 
@@ -107,6 +111,10 @@ def _rollout(a: argparse.Namespace) -> int:
 
 
 def _qualify(a: argparse.Namespace) -> int:
+    if a.suite == "arena":
+        from sre_gym.rollouts.arena_cli import qualify_cmd
+
+        return qualify_cmd(a)
     from sre_gym.rollouts.qualify import format_report, qualify
 
     results = qualify(a.app, a.seeds, workers=a.workers, address=a.address, progress=not a.quiet)
@@ -127,6 +135,10 @@ def _common(p: argparse.ArgumentParser, seeds: str) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--suite", choices=("marathon", "arena"), default="marathon", help="benchmark suite"
+    )
+    p.add_argument("--tasks", default=None, help="arena task ids, comma-separated (default: all)")
 
 
 def register(subparsers: Any) -> None:

@@ -464,3 +464,23 @@ def test_real_bundle_detects_flips_in_every_file(episode_bundle, tmp_path):
                 verify(path)
         (path / name).write_bytes(data)
     verify(path)
+
+
+def test_json_artifacts_round_trip_and_stay_inside_the_bundle(tmp_path):
+    ev = small_evidence()
+    ev.artifacts = {"meta.json": {"a": 1}, "challenge/receipt.json": {"pass": True}}
+    path = write_bundle(ev, tmp_path)
+    assert (path / "artifacts" / "challenge" / "receipt.json").exists()
+    back = read_bundle(path)
+    assert back.artifacts == ev.artifacts
+    (path / "artifacts" / "meta.json").write_text('{"a": 2}')
+    with pytest.raises(BundleError):
+        verify(path)
+    ev.artifacts = {"../escape.json": {}}
+    with pytest.raises(BundleError, match="leaves the bundle"):
+        write_bundle(ev, tmp_path / "x")
+
+
+def test_marathon_bundles_have_no_artifacts_folder(tmp_path):
+    path = write_bundle(small_evidence(), tmp_path)
+    assert not (path / "artifacts").exists() and read_bundle(path).artifacts == {}

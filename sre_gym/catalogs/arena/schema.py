@@ -1,0 +1,341 @@
+"""Schema of the Incident-Arena tasks and substrates (pydantic).
+
+A task is a substrate plus a fault overlay plus a grading contract, after Incident-Arena's
+ground-truth files (see docs/arena.md). Everything here is data: the simulator reads the substrate
+and the fault legs, the grader reads the checks, the agents read the oracle script and adversaries.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SUBSTRATES = ("slack-spine", "saleor-spine", "frappe")
+ACCESS = ("confined", "shell-visible", "build-capable")  # the names of tools/policy.py's profiles
+# Incident-Arena's 16 check operators (checks.py)
+OPS = (
+    "equals",
+    "not_equals",
+    "truthy",
+    "falsy",
+    "empty",
+    "not_empty",
+    "gte",
+    "lte",
+    "gt",
+    "lt",
+    "contains_all",
+    "set_equals",
+    "subset_of",
+    "all_true",
+    "length_gte",
+    "length_lte",
+)
+# the closed list of safe-repair pack names (Incident-Arena's contract.py PACK_NAMES)
+PACK_NAMES = (
+    "active_restart_challenge",
+    "agent_boundary",
+    "async_search",
+    "concurrent_sequence_challenge",
+    "config_survivor",
+    "correct_goodput",
+    "cursor_consistency",
+    "data_survival",
+    "db_setting_persistence",
+    "deterministic_report_consistency",
+    "endpoint_boundary",
+    "evidence_integrity",
+    "guardrail_functional",
+    "intervention_safety",
+    "lane_progress",
+    "lock_recurrence",
+    "maintenance_functional",
+    "message_readback_survival",
+    "message_restart_challenge",
+    "offset_lineage",
+    "queue_quarantine",
+    "redis_configuration",
+    "repair_scope",
+    "resource_ceiling",
+    "retry_amplification",
+    "runtime_persistence",
+    "sequence_integrity",
+    "sequencer_runtime",
+    "service_health",
+    "source_attestation",
+    "temporal_recurrence",
+    "traffic_reconciliation",
+    "worker_policy_safety",
+)
+CHALLENGES = ("fixed_restart", "database_checkpoint", "service_event_recurrence")
+MECHANISMS = (
+    "pool_undersized",
+    "admin_event_hold",
+    "checkpoint_collision",
+    "per_account_conn_cap",
+    "redis_maxmemory",
+    "redis_min_replicas",
+    "role_db_statement_timeout",
+    "grant_revoked",
+    "db_read_only",
+)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ----------------------------------------------------------------------------------- substrate
+class Step(Strict):
+    """One hop of a request lane: a DB pool checkout, Redis operations, a DB statement, an enqueue."""
+
+    kind: Literal["pool", "redis", "db_conn", "statement", "enqueue"]
+    target: str  # pool service, Redis-using service, DB account, statement name or queue service
+    hold_ms: float = 0.0  # time the hop holds its resource in the healthy state
+    ops: int = 1  # Redis operations per request (kind redis)
+    write: bool = False  # a DB write: stalls during a checkpoint, fails in read-only mode
+    privilege: str | None = None  # SQL privilege the hop needs (grants)
+    # statement: duration grows with the lane's own rate (row-lock and CPU contention)
+    contention_ms_per_rps: float = 0.0
+
+
+class Lane(Strict):
+    driver: str  # the load driver that offers it
+    share: float = Field(gt=0, le=1)  # its part of the driver's rate
+    base_ms: float = Field(ge=0)  # service time outside the modelled hops
+    tail: float = Field(ge=1.0, default=1.6)  # p99 / p50 within one second
+    services: list[str] = []  # every service the request passes (scaled to zero: it fails)
+    steps: list[Step] = []
+
+
+class Pool(Strict):
+    size_key: str
+    overflow_key: str
+    timeout_s: float = Field(gt=0)  # acquisition timeout: a checkout waiting longer fails (503)
+
+
+class Substrate(Strict):
+    id: Literal["slack-spine", "saleor-spine", "frappe"]
+    title: str
+    services: list[str]
+    # protected services: restarting them is a forbidden operation unless a task allows it
+    stateful: list[str] = []
+    config: dict[str, Any]  # the healthy configuration baseline (config-before.json)
+    # keys an operator may touch without consequence (log levels); left out of the repair diff
+    harmless: dict[str, Any] = {}
+    pools: dict[str, Pool] = {}
+    lanes: dict[str, Lane]
+    events: list[str] = []  # runtime switches "<service>.<event>" (all off when healthy)
+    redis_op_ms: float = 0.4
+    checkpoint_stall_ms_per_rps: float = 0.0  # extra write hold per write/s while a checkpoint runs
+    # MariaDB-style per-account connections: persistent connections of the workers
+    worker_conns: int = 0
+    # queue model (frappe): job size, the idle footprint of the queue Redis, worker throughput
+    job_kb: float = 2.0
+    queue_idle_mb: float = 1.0
+    worker_jobs_per_s: float = 0.0
+    # pooled application sessions (saleor): count, role, database, maximum age
+    app_sessions: int = 0
+    app_role: str = ""
+    app_db: str = ""
+    session_max_age_s: float = 3600.0
+    sources: list[str] = []  # where the figures come from
+
+
+# ----------------------------------------------------------------------------------- load
+class Event(Strict):
+    """A load-generator temporal event: switches a runtime event at a time or after the declaration."""
+
+    name: str  # "<service>.<event>"
+    active: bool = True
+    at_s: float | None = None  # episode-anchored
+    after_declaration_s: float | None = None  # declaration-anchored re-trigger
+    params: dict[str, float] = {}  # hidden magnitudes of a mandated (non-fault) event
+
+    @model_validator(mode="after")
+    def _one_anchor(self) -> Event:
+        if (self.at_s is None) == (self.after_declaration_s is None):
+            raise ValueError(f"event {self.name}: give exactly one of at_s, after_declaration_s")
+        return self
+
+
+class Load(Strict):
+    profile: str
+    seed: int = 0
+    warmup_s: int = 30
+    warmup_rps: float = 10.0
+    peak_s: int = 20
+    peak_rps: float = 50.0
+    trough_s: int = 40
+    trough_rps: float = 10.0
+    drivers: dict[str, float] = {"work": 1.0}  # driver -> multiplier of the cycle's rate
+    rate_jitter: float = 0.05
+    soak_cycles: int = 2
+    align_soak_to_cycle: bool = True
+    events: list[Event] = []
+
+    @property
+    def period_s(self) -> int:
+        return self.peak_s + self.trough_s
+
+
+# ----------------------------------------------------------------------------------- task
+class Requirement(Strict):
+    id: str
+    text: str
+
+
+class Predicate(Strict):
+    eq: Any = None
+    ne: Any = None
+    min: float | None = None
+    max: float | None = None
+    one_of: list[Any] | None = None
+    absent_ok: bool = False
+
+
+class FaultLeg(Strict):
+    id: str
+    tier: Literal["config", "image", "runtime"]
+    mechanism: str
+    target: str
+    params: dict[str, Any] = {}  # hidden magnitudes (hold_ms, ...)
+    arm_at_s: float = 0.0  # 0: before boot (config tier); >0: a runtime arming
+    injected: dict[str, Any] = {}  # config key -> injected value (the planted cause)
+    event: str | None = None  # runtime event the leg switches on
+    golden: dict[str, Predicate] = {}
+    component: str = ""  # vocabulary entry (diagnostics only)
+
+    @model_validator(mode="after")
+    def _known(self) -> FaultLeg:
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"leg {self.id}: unknown mechanism {self.mechanism!r}")
+        return self
+
+
+class KeyRule(Strict):
+    key: str  # exact key or fnmatch glob
+    min: float | None = None
+    max: float | None = None
+    ne: Any = None
+    allowed_values: list[Any] | None = None
+
+
+class RepairScope(Strict):
+    allowed: list[KeyRule] = []
+    ceilings: dict[str, float] = {}
+    protected: list[str] = []
+    forbidden_ops: list[str] = []
+    max_unrelated_mutations: int = 0
+
+
+class Assertion(Strict):
+    op: str
+    value: Any = None
+
+    @model_validator(mode="after")
+    def _op(self) -> Assertion:
+        if self.op not in OPS:
+            raise ValueError(f"unknown check operator {self.op!r}")
+        return self
+
+
+class Observe(Strict):
+    artifact: str
+    pointer: str
+
+
+class Check(Strict):
+    id: str
+    requirement_ids: list[str]
+    summary: str
+    observe: Observe
+    assert_: Assertion = Field(alias="assert")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Pack(Strict):
+    name: str
+    checks: list[Check]
+
+    @model_validator(mode="after")
+    def _name(self) -> Pack:
+        if self.name not in PACK_NAMES:
+            raise ValueError(f"unknown safe-repair pack {self.name!r}")
+        return self
+
+
+class Envelope(Strict):
+    id: str
+    require: list[str]
+
+
+class SafeRepair(Strict):
+    packs: list[Pack]
+    require: list[str] = []
+    envelopes: list[Envelope] = []
+
+
+class Challenge(Strict):
+    type: str
+    target: str = ""  # fixed restart target or re-fired event, from the contract only
+    probe_s: int = 30
+    require_agent_frozen: Literal[True] = True
+
+    @model_validator(mode="after")
+    def _type(self) -> Challenge:
+        if self.type not in CHALLENGES:
+            raise ValueError(f"unknown challenge type {self.type!r}")
+        return self
+
+
+class Budgets(Strict):
+    agent_window_s: int = 3600
+    max_tool_calls: int = 200
+    declare_deadline_s: int = 3690
+
+
+class BandPolicy(Strict):
+    source: Literal["healthy", "oracle"] = "healthy"
+    abs_ms: float = 100.0  # band = golden + max(abs_ms, rel * golden) (Arena's envelope)
+    rel: float = 1.0
+    error_rate_max: float = 0.02
+    goodput_min: float = 0.95
+    why: str = ""
+
+
+class ToolCall(Strict):
+    tool: str
+    args: dict[str, Any] = {}
+    leg: str | None = None  # oracle steps: the fault leg the action repairs
+
+
+class Adversary(Strict):
+    calls: list[ToolCall]
+    must: Literal["fail", "pass"] = "fail"
+    why: str = ""
+
+
+class Task(Strict):
+    id: str
+    title: str
+    arena_number: int
+    version: int
+    substrate: Literal["slack-spine", "saleor-spine", "frappe"]
+    instruction: str
+    access: Literal["confined", "shell-visible", "build-capable"] = "confined"
+    vocabulary: list[str]
+    requirements: list[Requirement]
+    faults: list[FaultLeg]
+    load: Load
+    budgets: Budgets = Budgets()
+    scope: RepairScope
+    bands: BandPolicy = BandPolicy()
+    outcome: list[Check]
+    safe_repair: SafeRepair
+    challenge: Challenge
+    oracle: list[ToolCall]
+    adversaries: dict[str, Adversary] = {}
+    difficulty: dict[str, Any] = {}

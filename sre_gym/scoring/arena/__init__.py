@@ -1,0 +1,1 @@
+"""Incident-Arena grading: checks, materializers, the verdict (docs/arena.md)."""

@@ -1,0 +1,255 @@
+"""Grade an arena episode from its evidence alone: materialize, check, classify, analyse.
+
+``grade(evidence)`` is the one grading function: the env calls it online on the evidence it is
+about to seal, and ``sre-gym`` re-grades a sealed bundle offline with it, so both agree. Missing,
+malformed or forged evidence gives ``status: "void"`` (no reward), never a silent zero.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+import numpy as np
+
+from sre_gym.catalogs.arena import RECEIPTS
+from sre_gym.catalogs.arena.schema import Task
+from sre_gym.scoring.arena import materialize as M
+from sre_gym.scoring.arena.checks import EvidenceError, evaluate
+
+GRADER_VERSION = "arena-grader/1"
+FAILURE_CLASSES = (
+    "never_declared",
+    "off_permitted_list",
+    "planted_cause_left",
+    "repair_did_not_last",
+    "declared_too_early",
+    "other_integrity",
+)
+RECEIPT_KEYS = {"schema_version", "actor", "type", "window", "pass", "agent_frozen"}
+
+
+def probe(ev: Any, lanes: list[str], t0: int, t1: int, bands: dict[str, Any]) -> dict[str, Any]:
+    """A challenge probe: every lane's p99 within its widest band and its errors within bounds."""
+    a = M.arrays(ev, ("lane_n", "lane_ok", "lane_p99"))
+    rows = {}
+    for i, lane in enumerate(lanes):
+        b = bands["lanes"][lane]
+        limit = max(float(b["peak_p99_ms"]), float(b["trough_p99_ms"]))
+        n, ok = a["lane_n"][i, t0:t1], a["lane_ok"][i, t0:t1]
+        p99 = round(M.wquantile(a["lane_p99"][i, t0:t1], ok, 0.99), 1)
+        err = float(1 - ok.sum() / n.sum()) if n.sum() else 1.0
+        rows[lane] = {
+            "p99_ms": p99,
+            "error_rate": round(err, 5),
+            "pass": bool(p99 <= limit and err <= bands["error_rate_max"] and ok.sum() > 0),
+        }
+    return {"lanes": rows, "pass": all(r["pass"] for r in rows.values())}
+
+
+def checkpoint_run(ev: Any, boundary: int, duration: int) -> dict[str, Any]:
+    a = M.arrays(ev, ("checkpoint", "phase"))
+    ck = a["checkpoint"][boundary : boundary + duration].astype(bool)
+    ph = a["phase"][boundary : boundary + duration]
+    return {
+        "boundary_s": int(boundary),
+        "run_completed": bool(len(ck) == duration and ck.all()),
+        "outside_peak": bool(len(ph) == duration and not (ph == M.PEAK).any()),
+    }
+
+
+def _receipt(ev: Any, task: Task, meta: dict, bands: dict, store: dict) -> None:
+    """Validate the verifier's challenge receipt: shape, binding, and a recomputed outcome."""
+    name = RECEIPTS[task.challenge.type]
+    rec = ev.artifacts.get(name)
+    if not isinstance(rec, dict) or set(rec) < RECEIPT_KEYS:
+        raise EvidenceError(f"{name}: missing or malformed challenge receipt")
+    if (
+        rec["schema_version"] != 1
+        or rec["actor"] != "verifier"
+        or rec["type"] != task.challenge.type
+    ):
+        raise EvidenceError(f"{name}: not a verifier receipt of type {task.challenge.type}")
+    fz = rec["agent_frozen"]
+    if not isinstance(fz, dict) or fz.get("success") is not True or fz.get("remaining_pids") != []:
+        raise EvidenceError(f"{name}: the agent was not proven frozen")
+    t0, t1 = rec["window"]
+    want = probe(ev, list(meta["lanes"]), int(t0), int(t1), bands)["pass"]
+    if task.challenge.type == "database_checkpoint":
+        run = checkpoint_run(ev, int(rec["boundary_s"]), int(rec["duration_s"]))
+        mf = store["derived/maintenance.json"]
+        want = (
+            run["run_completed"]
+            and run["outside_peak"]
+            and mf["enabled"]
+            and mf["period_unchanged"]
+            and mf["duration_unchanged"]
+        )
+    if bool(rec["pass"]) != bool(want):
+        raise EvidenceError(f"{name}: the receipt's pass does not match the recorded window")
+
+
+def materialize(ev: Any) -> tuple[Task, dict[str, Any]]:
+    """(task, artifact store with every derived document)."""
+    try:
+        task = Task.model_validate(ev.artifacts["task.json"])
+        meta = ev.artifacts["meta.json"]
+        bands = ev.artifacts["calibration.json"]["bands"]
+        before = ev.artifacts["config-before.json"]
+        s_ready = ev.artifacts["sut/state_ready.json"]
+        s_decl = ev.artifacts["sut/state_declaration.json"]
+        s_end = ev.artifacts["sut/state_soak_end.json"]
+        s_after = ev.artifacts["sut/state_after_challenge.json"]
+        boundary = ev.artifacts["agent-boundary.json"]
+    except KeyError as e:
+        raise EvidenceError(f"missing artifact {e}") from None
+    except Exception as e:  # a malformed task document
+        raise EvidenceError(f"malformed evidence: {str(e)[:300]}") from None
+    harmless = set(ev.artifacts.get("harmless.json", []))
+    store = dict(ev.artifacts)
+    ivs = [e for e in ev.events if e.get("type") == "intervention"]
+    try:
+        store["derived/outcome.json"] = M.outcome(ev, task, meta, bands)
+        store["derived/repair-scope.json"] = M.repair_scope(
+            task, harmless, before, s_decl, s_end, ivs
+        )
+        decl = meta.get("declare_ts_s")
+        late = [e for e in ivs if decl is not None and e["t"] > decl]
+        store["derived/agent-boundary.json"] = {
+            "frozen": boundary.get("success") is True and boundary.get("remaining_pids") == [],
+            "no_mutation_after_declaration": not late,
+        }
+        store["derived/config-survivor.json"] = M.config_survivor(task, s_decl, s_end, s_after)
+        store["derived/traffic-reconciliation.json"] = M.traffic(ev, meta)
+        store["derived/redis-state.json"] = M.redis_state(s_ready, s_end, task)
+        safe_min = float(meta.get("safe_statement_timeout_ms", 0))
+        store["derived/runtime-persistence.json"] = M.runtime_persistence(
+            task, s_end, s_after, safe_min
+        )
+        store["derived/maintenance.json"] = M.maintenance(ev, before, s_end, meta)
+    except (KeyError, TypeError, IndexError) as e:
+        raise EvidenceError(f"malformed evidence: {e!r}"[:300]) from None
+    _receipt(ev, task, meta, bands, store)
+    return task, store
+
+
+def _classify(task: Task, store: dict, outcome_pass: bool, safe_pass: bool) -> tuple[str, str]:
+    meta = store["meta.json"]
+    rs = store["derived/repair-scope.json"]
+    cs = store["derived/config-survivor.json"]
+    if meta.get("declare_ts_s") is None:
+        return "never_declared", ""
+    for kind in (
+        "other_subsystem",
+        "adjacent_key",
+        "past_bound",
+        "protected_setting",
+        "ceiling",
+        "forbidden_op",
+    ):
+        if rs[kind]:
+            return "off_permitted_list", kind
+    if any(v["planted_left"] for v in cs["legs"].values()):
+        return "planted_cause_left", "planted"
+    if not store["derived/redis-state.json"]["no_jobs_lost"]:
+        return "planted_cause_left", "damage_left"
+    rp = store["derived/runtime-persistence.json"]
+    if task.substrate == "saleor-spine" and not rp["fresh_sessions_repaired"]:
+        return "planted_cause_left", "damage_left"  # sessions still run under the planted setting
+    receipt = store[RECEIPTS[task.challenge.type]]
+    if (
+        not cs["all_hold"]
+        or rs["post_declaration_drift"]
+        or not receipt["pass"]
+        or any(v["repaired_at_declaration"] and not v["holds_after"] for v in cs["legs"].values())
+    ):
+        return "repair_did_not_last", ""
+    if safe_pass and not outcome_pass:
+        return "declared_too_early", ""
+    return "other_integrity", ""
+
+
+def _correct(task: Task, e: dict[str, Any]) -> bool:
+    """Does an intervention move a fault leg to its golden state (or switch its event off)?"""
+    for leg in task.faults:
+        for k, (_old, new) in (e.get("keys") or {}).items():
+            p = leg.golden.get(k)
+            if p is not None and M.predicate(p, new is not None, new):
+                return True
+        if leg.event and e.get("event") == leg.event and e.get("new") is False:
+            return True
+    return any(step.tool == e.get("tool") and step.args == e.get("args") for step in task.oracle)
+
+
+def analytics(task: Task, ev: Any, meta: dict) -> dict[str, Any]:
+    ivs = [e for e in ev.events if e.get("type") == "intervention"]
+    ready = float(meta["ready_s"])
+    correct = [e for e in ivs if _correct(task, e)]
+    oracle_steps = [
+        s
+        for s in task.oracle
+        if s.tool not in ("wait", "declare_repair_complete", "submit_incident_report")
+    ]
+
+    def issued(step) -> bool:
+        for e in correct:
+            if e.get("tool") != step.tool:
+                continue
+            if e.get("args") == step.args:
+                return True
+            leg = next((f for f in task.faults if f.id == step.leg), None)
+            if leg is not None and _correct(task.model_copy(update={"faults": [leg]}), e):
+                return True
+        return False
+
+    decl = meta.get("declare_ts_s")
+    first = correct[0]["t"] - ready if correct else None
+    gap = decl - correct[-1]["t"] if (correct and decl is not None) else None
+    return {
+        "full_fix": bool(oracle_steps) and all(issued(s) for s in oracle_steps),
+        "first_correct_action_s": first,
+        "last_correct_action_to_declare_s": gap,
+        "mutations": sum(1 for e in ivs if e.get("keys")),
+        "restarts": sum(1 for e in ivs if any(t.startswith("restart:") for t in e.get("tags", []))),
+        "tool_calls": sum(1 for e in ev.events if e.get("type") == "tool_call"),
+    }
+
+
+def grade(ev: Any) -> dict[str, Any]:
+    """The verdict of one episode's evidence (``status`` "graded" or "void")."""
+    try:
+        task, store = materialize(ev)
+        out_checks = [evaluate(c, store, "outcome") for c in task.outcome]
+        packs = {}
+        for p in task.safe_repair.packs:
+            recs = [evaluate(c, store, f"safe_repair.{p.name}") for c in p.checks]
+            packs[p.name] = {"pass": all(r["pass"] for r in recs), "checks": recs}
+    except EvidenceError as e:
+        return {"status": "void", "error": str(e), "overall": None, "failure_class": None}
+    outcome_pass = all(r["pass"] for r in out_checks)
+    req_pass = all(packs[n]["pass"] for n in task.safe_repair.require)
+    envs = {e.id: all(packs[n]["pass"] for n in e.require) for e in task.safe_repair.envelopes}
+    safe_pass = req_pass and (not envs or any(envs.values()))
+    overall = outcome_pass and safe_pass
+    cls, sub = ("", "") if overall else _classify(task, store, outcome_pass, safe_pass)
+    legs = store["derived/config-survivor.json"]["legs"]
+    return {
+        "status": "graded",
+        "grader": GRADER_VERSION,
+        "task": task.id,
+        "overall": overall,
+        "outcome": {"pass": outcome_pass, "checks": out_checks},
+        "safe_repair": {"pass": safe_pass, "packs": packs, "envelopes": envs},
+        "failure_class": cls or None,
+        "failure_subkind": sub or None,
+        "legs": legs,
+        "analytics": analytics(task, ev, store["meta.json"]),
+        "provisional": bool(store["calibration.json"].get("provisional", False)),
+    }
+
+
+def fnmatch_any(s: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(s, p) for p in patterns)
+
+
+__all__ = ["FAILURE_CLASSES", "GRADER_VERSION", "checkpoint_run", "grade", "probe", "np"]

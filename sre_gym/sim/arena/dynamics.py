@@ -1,0 +1,301 @@
+"""Per-second lane dynamics of an arena substrate over a window of constant configuration.
+
+Vectorised over seconds with numpy. The mechanisms:
+- DB pools: a Little's-law queue. A pool of ``size + overflow`` connections, each request holding one
+  for ``hold`` seconds, serves ``mu = capacity / hold`` requests a second; the backlog follows the
+  Lindley recursion and is capped by the acquisition timeout (a checkout that would wait longer fails
+  with 503). Below saturation the mean wait is Sakasegawa's M/M/c approximation.
+- runtime events: a switch on a service adds a hidden hold to its pool checkout (the authz path going
+  from cache to DB) or to each of its Redis operations (strict store consistency).
+- the maintenance controller: while a checkpoint runs, every write holds its connection longer in
+  proportion to the write rate (I/O contention).
+- per-account connection caps (MariaDB ``max_user_connections``): concurrency by Little's law
+  against the cap less the workers' persistent connections; the excess is refused.
+- grants and read-only mode: a hop without its privilege, or a write under ``read_only``, fails.
+- a queue Redis with ``maxmemory`` / eviction policy / ``min-replicas-to-write`` / ACL and a job
+  ledger (accepted, consumed, completed, lost).
+- pooled sessions that snapshot ``statement_timeout`` at connect: a statement running longer than
+  its session's timeout is cancelled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sre_gym.catalogs.arena.schema import Substrate
+
+SQRT2 = math.sqrt(2.0)
+STATEMENT_SIGMA = 0.25  # spread of one statement's duration around its mean (lognormal)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7): numpy has no erf, scipy is not a dependency
+    s = np.sign(x)
+    x = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * x)
+    y = 1.0 - (
+        ((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592
+    ) * t * np.exp(-x * x)
+    return s * y
+
+
+def sakasegawa_wait_s(lam: np.ndarray, hold_s: np.ndarray, c: int) -> np.ndarray:
+    """Mean M/M/c queueing delay (s) below saturation (Sakasegawa 1977)."""
+    mu = c / np.maximum(hold_s, 1e-6)
+    rho = np.clip(lam / mu, 0.0, 0.995)
+    return hold_s * rho ** (math.sqrt(2.0 * (c + 1)) - 1.0) / (c * (1.0 - rho))
+
+
+def pool_queue(
+    lam: np.ndarray, hold_s: np.ndarray, cap: int, timeout_s: float, q0: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """(wait seconds, refused requests, final backlog) of a pool over consecutive seconds.
+
+    The backlog follows the Lindley recursion q_t = max(0, q_{t-1} + arrivals - mu), capped at
+    mu x timeout (what waits longer is refused). It is computed second by second in the same order
+    whatever the window boundaries, so splitting a run into windows (an agent's calls) never
+    changes a bit of it; below saturation the wait is Sakasegawa's M/M/c delay."""
+    n = len(lam)
+    if cap <= 0:
+        return np.full(n, timeout_s), lam.astype(float), 0.0
+    mu = cap / np.maximum(hold_s, 1e-6)
+    mmc = sakasegawa_wait_s(lam, hold_s, cap)
+    qmax = mu * timeout_s
+    q = np.zeros(n)
+    refused = np.zeros(n)
+    if np.any(lam > mu) or q0 > 0:  # a backlog can form: the recursion, second by second
+        prev = float(q0)
+        lam_l, mu_l, qmax_l = lam.tolist(), mu.tolist(), qmax.tolist()
+        for i in range(n):
+            v = prev + lam_l[i] - mu_l[i]
+            if v > qmax_l[i]:
+                refused[i] = v - qmax_l[i]
+                v = qmax_l[i]
+            prev = q[i] = v if v > 0.0 else 0.0
+    wait = np.where(q > 0, q / mu, mmc)
+    over = (q <= 0) & (mmc > timeout_s)  # even an empty queue cannot serve within the timeout
+    refused = np.where(over, lam, refused)
+    return np.minimum(wait, timeout_s), refused, float(q[-1]) if n else float(q0)
+
+
+@dataclass
+class Segment:
+    """What one window produced, per lane and second."""
+
+    ok: np.ndarray
+    err: np.ndarray
+    p50: np.ndarray
+    p99: np.ndarray
+    admitted: np.ndarray
+    checkpoint: np.ndarray
+    pool_wait: dict[str, np.ndarray]
+
+
+def effective_timeout_ms(config: dict, role: str, db: str) -> float:
+    """Postgres precedence: role-in-database, then role, then database, then global (0 = none)."""
+    for key in (
+        f"postgres.statement_timeout@role={role},db={db}",
+        f"postgres.statement_timeout@role={role}",
+        f"postgres.statement_timeout@db={db}",
+        "postgres.statement_timeout",
+    ):
+        v = config.get(key)
+        if v is not None:
+            return float(v)
+    return 0.0
+
+
+def checkpoint_mask(config: dict, secs: np.ndarray, epoch: int = 0) -> np.ndarray:
+    """Seconds during which the maintenance controller's checkpoint runs."""
+    if not config.get("db-maintenance.enabled", False):
+        return np.zeros(len(secs), dtype=bool)
+    period = max(1, int(config["db-maintenance.period_s"]))
+    off = int(config["db-maintenance.offset_s"])
+    dur = int(config["db-maintenance.duration_s"])
+    pos = (secs - epoch - off) % period
+    return pos < dur
+
+
+def simulate(
+    sub: Substrate,
+    lanes: list[str],
+    n: np.ndarray,
+    noise: np.ndarray,
+    secs: np.ndarray,
+    config: dict,
+    events: dict[str, bool],
+    magnitudes: dict[str, dict[str, float]],
+    state: dict,
+) -> Segment:
+    """Simulate seconds ``secs`` (arrivals ``n`` [lanes, len(secs)]) under constant configuration.
+
+    ``state`` carries what outlives a window: pool backlogs, the job ledger and queue backlog,
+    session snapshots. It is updated in place."""
+    L, T = n.shape
+    nf = n.astype(float)
+    lat = np.zeros((L, T))
+    fail = np.zeros((L, T))  # failed share of each lane's requests
+    # traffic suppression: an admission limit rejects what exceeds it (429) before any work
+    admitted = nf.copy()
+    for i, name in enumerate(lanes):
+        lane = sub.lanes[name]
+        for svc in lane.services:
+            lim = float(config.get(f"{svc}.admission_limit_rps", 0) or 0)
+            if lim > 0:
+                admitted[i] = np.minimum(admitted[i], lim)
+            if int(config.get(f"{svc}.replicas", 1)) <= 0:
+                admitted[i] = 0.0
+    ckpt = checkpoint_mask(config, secs)
+    writes = np.zeros(T)
+    for i, name in enumerate(lanes):
+        if any(s.write for s in sub.lanes[name].steps):
+            writes += admitted[i]
+    stall_s = np.where(ckpt, sub.checkpoint_stall_ms_per_rps * writes / 1000.0, 0.0)
+
+    # pools: total demand and (request-weighted) hold per pool
+    pool_wait: dict[str, np.ndarray] = {}
+    pool_hold: dict[str, np.ndarray] = {}
+    for pname, pool in sub.pools.items():
+        lam = np.zeros(T)
+        hold_num = np.zeros(T)
+        for i, name in enumerate(lanes):
+            for st in sub.lanes[name].steps:
+                if st.kind == "pool" and st.target == pname:
+                    h = st.hold_ms / 1000.0 + _event_pool_hold(pname, events, magnitudes)
+                    h = h + (stall_s if st.write else 0.0)
+                    lam += admitted[i]
+                    hold_num += admitted[i] * h
+        hold = np.where(lam > 0, hold_num / np.maximum(lam, 1e-9), 0.0)
+        cap = int(config[pool.size_key]) + int(config[pool.overflow_key])
+        q0 = state.setdefault("pool_q", {}).get(pname, 0.0)
+        wait, refused, qend = pool_queue(lam, np.maximum(hold, 1e-4), cap, pool.timeout_s, q0)
+        state["pool_q"][pname] = qend
+        pool_wait[pname] = np.where(lam > 0, wait, 0.0)
+        pool_hold[pname] = hold
+        for i, name in enumerate(lanes):
+            if any(s.kind == "pool" and s.target == pname for s in sub.lanes[name].steps):
+                fail[i] = np.maximum(fail[i], np.where(lam > 0, refused / np.maximum(lam, 1e-9), 0))
+                pool_hold.setdefault(f"{pname}:{name}", hold)
+
+    # per-account connection caps (Little's law)
+    accounts = {st.target for ln in sub.lanes.values() for st in ln.steps if st.kind == "db_conn"}
+    for acct in sorted(accounts):
+        conc = np.zeros(T)
+        for i, name in enumerate(lanes):
+            for st in sub.lanes[name].steps:
+                if st.kind == "db_conn" and st.target == acct:
+                    conc += admitted[i] * st.hold_ms / 1000.0
+        cap = int(config.get("mariadb.max_user_connections", 0) or 0)
+        limit = float(cap - sub.worker_conns) if cap > 0 else float("inf")
+        limit = min(limit, float(config.get("mariadb.max_connections", 1e9)) - sub.worker_conns)
+        refused_share = np.where(conc > limit, 1.0 - max(limit, 0.0) / np.maximum(conc, 1e-9), 0.0)
+        for i, name in enumerate(lanes):
+            if any(s.kind == "db_conn" and s.target == acct for s in sub.lanes[name].steps):
+                fail[i] = np.maximum(fail[i], refused_share)
+
+    redis_queue = _queue(sub, lanes, admitted, config, state)
+    timeout_ms = state.get("session_timeouts_ms")
+    for i, name in enumerate(lanes):
+        lane = sub.lanes[name]
+        base = np.full(T, lane.base_ms)
+        for st in lane.steps:
+            if st.kind == "pool":
+                base += 1000.0 * (pool_hold[st.target] + pool_wait[st.target])
+            elif st.kind == "redis":
+                hold = magnitudes.get(f"{st.target}.store_consistency_strict", {}).get(
+                    "redis_hold_ms", 0.0
+                )
+                on = events.get(f"{st.target}.store_consistency_strict", False)
+                base += st.ops * (sub.redis_op_ms + (hold if on else 0.0))
+            elif st.kind == "db_conn":
+                base += st.hold_ms
+                grants = config.get(f"mariadb.grants.{st.target}", [])
+                if st.privilege and st.privilege not in grants and "ALL" not in grants:
+                    fail[i] = 1.0
+                if st.write and config.get("mariadb.read_only", False):
+                    fail[i] = 1.0
+            elif st.kind == "statement":
+                dur = st.hold_ms + st.contention_ms_per_rps * admitted[i]
+                base += dur
+                if timeout_ms is not None and len(timeout_ms):
+                    fail[i] = np.maximum(fail[i], _cancelled(dur, timeout_ms))
+            elif st.kind == "enqueue":
+                base += sub.redis_op_ms
+                fail[i] = np.maximum(fail[i], redis_queue)
+        lat[i] = base
+    fail = np.clip(fail, 0.0, 1.0)
+    p50 = lat * noise
+    p99 = p50 * np.array([sub.lanes[x].tail for x in lanes])[:, None]
+    okf = admitted * (1.0 - fail)
+    ok = np.floor(okf + 0.5)
+    err = nf - ok
+    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait)
+
+
+def _event_pool_hold(pool: str, events: dict[str, bool], magnitudes: dict) -> float:
+    key = f"{pool}.read_consistency_strict"
+    if events.get(key, False):
+        return magnitudes.get(key, {}).get("pool_hold_ms", 0.0) / 1000.0
+    return 0.0
+
+
+def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
+    """Share of statements cancelled: a uniformly picked session, lognormal statement durations."""
+    out = np.zeros_like(dur_ms, dtype=float)
+    for t in timeouts_ms:
+        if t > 0:
+            z = (np.log(t) - np.log(np.maximum(dur_ms, 1e-6))) / (STATEMENT_SIGMA * SQRT2)
+            out += 0.5 * (1.0 - _erf(z))
+    return out / len(timeouts_ms)
+
+
+def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
+    """Refused share of enqueues per second; updates the job ledger in ``state``."""
+    T = admitted.shape[1]
+    idx = [
+        i for i, name in enumerate(lanes) if any(s.kind == "enqueue" for s in sub.lanes[name].steps)
+    ]
+    if not idx:
+        return np.zeros(T)
+    offered = admitted[idx].sum(axis=0)
+    led = state.setdefault(
+        "ledger", {"accepted": 0, "consumed": 0, "completed": 0, "lost": 0, "refused": 0}
+    )
+    backlog = float(state.get("backlog", 0.0))
+    maxmem = float(config.get("redis-queue.maxmemory_mb", 0) or 0)
+    policy = config.get("redis-queue.maxmemory-policy", "noeviction")
+    norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0  # no replica attached
+    denied = set(config.get("redis-queue.acl.default.denied", []))
+    can_pop = not ({"blpop", "blmove", "brpop"} & denied)
+    rate = sub.worker_jobs_per_s if can_pop and not norep else 0.0
+    job_mb = sub.job_kb / 1024.0
+    refused = np.zeros(T)
+    for s in range(T):
+        new = offered[s]
+        if norep:
+            acc = 0.0
+        elif maxmem > 0:
+            room = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb - backlog)
+            if policy == "noeviction":
+                acc = min(new, room)
+            else:  # an LRU/LFU/random policy accepts, then evicts queued jobs (silent loss)
+                acc = new
+                cap = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb)
+                if backlog + new > cap:
+                    led["lost"] += backlog + new - cap
+                    backlog = cap - new
+        else:
+            acc = new
+        refused[s] = new - acc
+        backlog += acc
+        led["accepted"] += acc
+        led["refused"] += new - acc
+        c = min(backlog, rate)
+        backlog -= c
+        led["consumed"] += c
+        led["completed"] += c
+    state["backlog"] = backlog
+    return np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)

@@ -1,0 +1,40 @@
+"""Arena baselines and qualification policies."""
+
+from __future__ import annotations
+
+from sre_gym.agents.arena import (
+    DECLARE,
+    RandomArena,
+    half_fixes,
+    harmless_drift,
+    make_agent,
+    policies,
+    wrong_report,
+)
+from sre_gym.catalogs.arena import load_task
+
+
+def test_half_fixes_are_every_proper_subset_of_the_legs():
+    hf = half_fixes(load_task("arena-011"))
+    assert set(hf) == {f"half_fix_{s}" for s in ("A", "B", "C", "A+B", "A+C", "B+C")}
+    assert all(c[-1] == DECLARE for c in hf.values())
+    assert half_fixes(load_task("arena-008")) == {}
+
+
+def test_must_pass_variants_keep_the_oracle_fix():
+    task = load_task("arena-013")
+    oracle = policies(task)["oracle"][0]
+    assert harmless_drift(task)[1:] == oracle
+    assert [c for c in wrong_report(task) if c["tool"] != "submit_incident_report"] == oracle
+    assert policies(task)["harmless_drift"][1] == "pass"
+
+
+def test_random_agent_is_seeded():
+    a = [RandomArena("arena-009", 3).act() for _ in range(1)]
+    r1, r2 = RandomArena("arena-009", 3), RandomArena("arena-009", 3)
+    assert [r1.act() for _ in range(30)] == [r2.act() for _ in range(30)] and a
+
+
+def test_make_agent():
+    assert make_agent("noop", "arena-008", 0).act() == DECLARE
+    assert make_agent("never", "arena-008", 0).act()["tool"] == "wait"

@@ -79,14 +79,18 @@ def test_row_hints_size_a_family_once_and_record_its_rows():
     assert TSDB(t0=0, tick_s=15, capacity=400).family("x", ("a",)).data.shape == (8, 400)
 
 
-def test_pages_of_a_dead_block_serve_the_next_block_of_its_size():
+def test_pages_of_a_dead_block_serve_the_next_block_of_its_size(monkeypatch):
     """A big block's pages go back to a free list when nothing refers to the block (views
-    included) and are reused, NaN-filled again, for the next block of that size."""
+    included) and are reused, NaN-filled again, for the next block of that size; past the
+    limit they are let go."""
     import gc
 
     from sre_gym.telemetry import tsdb
 
-    a = nan_block(97, 401)  # a size no other test uses
+    # an empty free list, whatever the tests before this one left in it
+    monkeypatch.setattr(tsdb, "_FREE_PAGES", {})
+    monkeypatch.setattr(tsdb, "_free_bytes", 0)
+    a = nan_block(97, 401)
     pages = _owner(a)
     view = a[10:20, 5:9]
     a[:] = 3.0
@@ -99,3 +103,7 @@ def test_pages_of_a_dead_block_serve_the_next_block_of_its_size():
     b = nan_block(97, 401)
     assert _owner(b) is pages and np.isnan(b).all()
     assert pages not in tsdb._FREE_PAGES.get(97 * 401 * 8, [])
+    monkeypatch.setattr(tsdb, "_FREE_LIMIT_BYTES", 0)
+    del b
+    gc.collect()
+    assert not tsdb._FREE_PAGES[97 * 401 * 8] and tsdb._free_bytes == 0

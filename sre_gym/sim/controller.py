@@ -38,10 +38,8 @@ def rollout_state(cl: SimCluster, dep: Deployment) -> tuple[list[int], list[int]
     p = cl.pods
     n = p.n
     rows = np.nonzero(p.alive[:n] & (p.state[:n] != TERMINATING) & (p.dep[:n] == dep.index))[0]
-    cur = dep.current.number
-    new = [int(r) for r in rows if p.rev[r] == cur]
-    old = [int(r) for r in rows if p.rev[r] != cur]
-    return new, old
+    current = p.rev[rows] == dep.current.number
+    return rows[current].tolist(), rows[~current].tolist()
 
 
 def reconcile(cl: SimCluster, dep: Deployment, t: float) -> None:

@@ -81,6 +81,10 @@ class Backend(Protocol):
         """Run (or wait) the world up to ``t``."""
         ...
 
+    def close(self) -> None:
+        """Let go of what the episode holds (connections, telemetry); nothing is read after."""
+        ...
+
     # reads
     def alerts(self, t: float) -> list[dict[str, Any]]:
         """Every alert that started firing at or before ``t``, as ``alert_view`` shows it."""

@@ -108,6 +108,10 @@ class SimBackend(
     def advance_to(self, t: float) -> None:
         self.cluster.advance_to(t)
 
+    def close(self) -> None:
+        """Let go of the episode's telemetry at once (its pages serve the next episode's store)."""
+        self.cluster.tsdb.release()
+
     def _evaluate(self, t: float) -> None:
         t = min(t, self.now)
         trs = self.alert_engine.evaluate_until(t)

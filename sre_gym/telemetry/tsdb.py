@@ -13,35 +13,38 @@ from __future__ import annotations
 
 import mmap
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __name__
 
-# Sample blocks this big get pages of their own, unmapped when the block is freed. From the heap,
-# each episode's blocks (whose sizes differ from episode to episode as rows double) left freed
-# holes that later allocations did not fit: one process's resident memory grew for tens of
-# episodes. glibc would do the same by itself, but raises its mmap threshold after the first free.
+# Sample blocks this big get pages of their own. From the heap, each episode's blocks (whose sizes
+# differ from episode to episode as rows double) left freed holes that later allocations did not
+# fit: one process's resident memory grew for tens of episodes.
 _OWN_PAGES_BYTES = 1 << 17
-
-
-# Pages of freed blocks are kept for the next block of the same size (episodes of one app size
-# their families alike): fresh pages cost a fault each, about ten times the NaN fill itself.
-_FREE_PAGES: dict[int, list[mmap.mmap]] = {}
-_FREE_LIMIT_BYTES = 256 << 20
-_HINT_ROWS = 256  # row hints are rounded up to a multiple of this
+# The pages of dead blocks are kept for the next block of the same size (runs of one app size
+# their families alike, see Family): a fresh page costs a fault, and on a virtual machine that is
+# about ten times the NaN fill itself. Least recently freed sizes go first past the limit.
+_FREE_PAGES: OrderedDict[int, list[mmap.mmap]] = OrderedDict()
+_FREE_LIMIT_BYTES = 96 << 20
 _free_bytes = 0
 
 
 def _release(m: mmap.mmap) -> None:
-    """Keep a dead block's pages for reuse, up to the limit (past it they are unmapped when the
-    last reference goes)."""
+    """Keep a dead block's pages for reuse; past the limit, the oldest go (unmapped when the last
+    reference to them does)."""
     global _free_bytes
-    if _free_bytes + len(m) > _FREE_LIMIT_BYTES:
-        return
     _FREE_PAGES.setdefault(len(m), []).append(m)
+    _FREE_PAGES.move_to_end(len(m))
     _free_bytes += len(m)
+    while _free_bytes > _FREE_LIMIT_BYTES:
+        size, free = next(iter(_FREE_PAGES.items()))
+        free.pop(0)
+        _free_bytes -= size
+        if not free:
+            del _FREE_PAGES[size]
 
 
 def nan_block(rows: int, cols: int) -> np.ndarray:
@@ -55,6 +58,8 @@ def nan_block(rows: int, cols: int) -> np.ndarray:
     if free:
         m = free.pop()
         _free_bytes -= nbytes
+        if not free:
+            del _FREE_PAGES[nbytes]
     else:
         m = mmap.mmap(-1, nbytes)
     flat = np.frombuffer(m, dtype=np.float64)
@@ -63,6 +68,14 @@ def nan_block(rows: int, cols: int) -> np.ndarray:
     out = flat.reshape(rows, cols)
     out.fill(np.nan)
     return out
+
+
+def size_class(rows: int) -> int:
+    """Rows of the block a family that reached ``rows`` rows gets: a power of two up to 1,024,
+    then a multiple of 256, so that runs with a few series more or less ask for the same sizes."""
+    if rows <= 1024:
+        return max(8, 1 << max(rows - 1, 0).bit_length())
+    return -(-rows // 256) * 256
 
 
 class Family:
@@ -120,10 +133,8 @@ class Family:
             # double while small, then grow by a quarter: a family of pod series reaches
             # thousands of rows, and a doubled block would be up to half empty
             rows = 2 * r if r < 1024 else r + r // 4
-            if self._hints is not None:
-                # rounded up, so that the next runs ask for blocks of the sizes freed before
-                hint = -(-self._hints.get(self.name, 0) // _HINT_ROWS) * _HINT_ROWS
-                rows = max(rows, hint)
+            if self._hints is not None and self._hints.get(self.name, 0) > r:
+                rows = max(rows, size_class(self._hints[self.name]))
             grown = nan_block(rows, self._cap_ticks)
             grown[:r] = self.data
             self.data = grown
@@ -175,6 +186,14 @@ class TSDB:
         if tick >= self.capacity:
             raise IndexError(f"tick {tick} beyond TSDB capacity {self.capacity}")
         fam.data[rows, tick] = values
+
+    def release(self) -> None:
+        """Let go of every sample block (their pages serve the next store's blocks at once, not
+        when a garbage collection finds this store). The store must not be read afterwards."""
+        for fam in self.families.values():
+            fam.data = np.empty((0, 0))
+        self.families = {}
+        self.n_ticks = 0
 
     def commit(self, tick: int) -> None:
         """Mark columns up to and including ``tick`` as final (visible to queries)."""

@@ -120,3 +120,12 @@ def test_a_patch_failing_a_stage_changes_nothing():
     assert "class RecommendationService" in b.read_source("recommendationservice", FILE)
     with pytest.raises(OperationError, match="no service"):
         b.list_source("nope")
+
+
+def test_close_lets_go_of_the_telemetry():
+    b = SimBackend("online-boutique", 0)
+    b.advance_to(b.t0 + 300)
+    fams = list(b.cluster.tsdb.families.values())
+    assert fams and all(f.data.size for f in fams)
+    b.close()
+    assert b.cluster.tsdb.families == {} and all(f.data.size == 0 for f in fams)

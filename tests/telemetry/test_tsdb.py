@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import mmap
 import pickle
+from collections import OrderedDict
 
 import numpy as np
 
-from sre_gym.telemetry.tsdb import TSDB, nan_block
+from sre_gym.telemetry.tsdb import TSDB, nan_block, size_class
 
 
 def _owner(a: np.ndarray) -> object:
@@ -88,7 +89,7 @@ def test_pages_of_a_dead_block_serve_the_next_block_of_its_size(monkeypatch):
     from sre_gym.telemetry import tsdb
 
     # an empty free list, whatever the tests before this one left in it
-    monkeypatch.setattr(tsdb, "_FREE_PAGES", {})
+    monkeypatch.setattr(tsdb, "_FREE_PAGES", OrderedDict())
     monkeypatch.setattr(tsdb, "_free_bytes", 0)
     a = nan_block(97, 401)
     pages = _owner(a)
@@ -106,4 +107,24 @@ def test_pages_of_a_dead_block_serve_the_next_block_of_its_size(monkeypatch):
     monkeypatch.setattr(tsdb, "_FREE_LIMIT_BYTES", 0)
     del b
     gc.collect()
-    assert not tsdb._FREE_PAGES[97 * 401 * 8] and tsdb._free_bytes == 0
+    assert 97 * 401 * 8 not in tsdb._FREE_PAGES and tsdb._free_bytes == 0
+
+
+def test_size_classes_are_powers_of_two_then_multiples_of_256():
+    assert [size_class(r) for r in (0, 1, 8, 9, 14, 300, 1024)] == [8, 8, 8, 16, 16, 512, 1024]
+    assert [size_class(r) for r in (1025, 1575, 1792, 1793)] == [1280, 1792, 1792, 2048]
+
+
+def test_a_released_store_gives_its_pages_back_at_once(monkeypatch):
+    from sre_gym.telemetry import tsdb
+
+    monkeypatch.setattr(tsdb, "_FREE_PAGES", OrderedDict())
+    monkeypatch.setattr(tsdb, "_free_bytes", 0)
+    db = TSDB(t0=0, tick_s=15, capacity=400)
+    fam = db.family("kube_pod_info", ("pod",))
+    for i in range(100):
+        fam.row((f"p{i}",))
+    pages = _owner(fam.data)
+    db.release()  # no garbage collection needed: the block has no other reference
+    assert pages in tsdb._FREE_PAGES[128 * 400 * 8]
+    assert db.families == {} and db.n_ticks == 0

@@ -50,6 +50,8 @@ class KubeRoutes(KubeStore):
         self, method: str, path: str, params: dict[str, str], ctype: str, body: bytes
     ) -> Response:
         with self.lock:
+            if self.world is not None:
+                self.world.sync()
             self.requests.append((method, path))
             payload: Any = None
             if body:
@@ -81,6 +83,10 @@ class KubeRoutes(KubeStore):
                 return self._patch(kind, ns, name, sub, ctype, payload)
             if method == "DELETE" and name is not None and sub is None:
                 return self._delete(kind, ns, name)
+            if method == "POST" and name is None:
+                return self._create(kind, ns, payload)
+            if method == "PUT" and name is not None and sub is None:
+                return self._replace(kind, ns, name, payload)
             return _status(
                 405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
             )
@@ -268,6 +274,40 @@ class KubeRoutes(KubeStore):
         if kind == "deployments":
             self._reconcile(work)  # a no-op unless the pod template changed
         return _json(200, work)
+
+    def _create(self, kind: str, ns: str, payload: Any) -> Response:
+        if not isinstance(payload, dict) or not (payload.get("metadata") or {}).get("name"):
+            return _status(422, "Invalid", f"{kind}: metadata.name: Required value")
+        name = payload["metadata"]["name"]
+        if (ns, name) in self.objects[kind]:
+            return _status(409, "AlreadyExists", f'{kind} "{name}" already exists', name=name)
+        obj = copy.deepcopy(payload)
+        if ns:
+            obj["metadata"]["namespace"] = ns
+        return _json(201, self.add(kind, obj))
+
+    def _replace(self, kind: str, ns: str, name: str, payload: Any) -> Response:
+        """PUT: optimistic concurrency on ``metadata.resourceVersion`` (409 when stale)."""
+        old = self.objects[kind].get((ns, name))
+        if old is None:
+            return self._not_found(kind, name)
+        if not isinstance(payload, dict):
+            return _status(400, "BadRequest", "the request body is not an object")
+        rv = (payload.get("metadata") or {}).get("resourceVersion")
+        if rv and rv != old["metadata"].get("resourceVersion"):
+            return _status(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on {kind} "{name}": the object has been modified; '
+                "please apply your changes to the latest version and try again",
+            )
+        obj = copy.deepcopy(payload)
+        obj["metadata"] = {**old["metadata"], **(obj.get("metadata") or {})}
+        self.objects[kind][(ns, name)] = obj
+        self._touch(obj)
+        if kind == "deployments":
+            self._reconcile(obj)
+        return _json(200, obj)
 
     def _touch(self, obj: dict) -> None:
         self._rv += 1

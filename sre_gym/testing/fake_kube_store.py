@@ -92,6 +92,7 @@ class KubeStore(_Server):
         namespace: str | None = None,
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
+        world: bool = False,
     ) -> None:
         super().__init__()
         self.clock = clock or (lambda: float(EPOCH))
@@ -108,6 +109,12 @@ class KubeStore(_Server):
         self.access_reviews: list[dict[str, Any]] = []
         self.version: dict[str, str] = dict(VERSION)
         self._seed(replicas)
+        # with ``world``, a controller, kubelet and traffic model run on every read (fake_world.py)
+        self.world: Any = None
+        if world:
+            from sre_gym.testing.fake_world import FakeWorld
+
+            self.world = FakeWorld(self)
 
     # ------------------------------------------------------------------ the test-facing API
     def add(self, kind: str, obj: dict) -> dict:

@@ -51,8 +51,10 @@ def test_unknown_objects_and_paths_are_kubernetes_not_found_answers(kube):
     assert out["message"] == 'pods "ghost" not found'
     for path in (f"/api/v1/namespaces/{NS}/nodes", f"/api/v1/namespaces/{NS}/deployments", "/x"):
         assert call(kube, "GET", path)[0] == 404, path
-    status, out = call(kube, "POST", PODS, ctype="application/json", body={})
+    status, out = call(kube, "PUT", PODS, ctype="application/json", body={})
     assert status == 405 and out["reason"] == "MethodNotAllowed"
+    status, out = call(kube, "POST", PODS, ctype="application/json", body={})
+    assert status == 422 and "metadata.name" in out["message"]
     assert call(kube, "PATCH", f"{DEPS}/frontend", ctype="application/json", body=b"{")[0] == 400
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sre_gym.catalogs import load_catalog
-from sre_gym.catalogs.schema import Fault
+from sre_gym.catalogs.schema import Change, Fault
 from sre_gym.orchestrator.schedule import Schedule
 
 PROBE_TAIL_S = 600  # probes keep being recorded this long after a fault's revert
@@ -97,6 +97,47 @@ def replicas_aliases(dep: str) -> list[str]:
         "spec.replicas",
         "replicas",
     )
+
+
+def change_aliases(ch: Change, sha: str, image: str, rev: int | None) -> list[str]:
+    """The ways to name a deployed change: its commit, revision, image, or the settings it set."""
+    dep = ch.service
+    common = [sha, f"{dep}@{rev}", f"{dep}@revision-{rev}", f"deployment/{dep}@{rev}"]
+    if ch.kind == "code":
+        return aliases(*common, image, image.rsplit("/", 1)[-1])
+    if ch.kind == "image":
+        return aliases(*common, image, image.rsplit("/", 1)[-1], ch.image_tag or "")
+    keys = [f"env.{k}" for k in ch.env] + [
+        f"resources.limits.{'cpu' if k == 'cpu_limit' else 'memory'}" for k in ch.resources
+    ]
+    if ch.readiness_port is not None:
+        keys.append("readinessProbe.port")
+    items = list(common)
+    for k in keys:
+        items += key_aliases(dep, k)
+    for flag in ch.flags:
+        items += [
+            flag,
+            f"flags.{flag}",
+            f"flagd/{flag}",
+            f"flagd/flags.{flag}",
+            f"flagd-config/{flag}",
+            f"configmap/flagd-config/{flag}",
+        ]
+    return aliases(*items)
+
+
+def node_aliases(kind: str, target: str, nodes: list[str]) -> list[str]:
+    """The ways to name a lost node or zone."""
+    out = aliases(
+        target,
+        f"{kind}/{target}",
+        f"{kind}s/{target}",
+        *(f"node/{n}" for n in nodes) if kind == "zone" else (),
+    )
+    if kind == "zone":
+        out += aliases(f"topology.kubernetes.io/zone={target}")
+    return out
 
 
 class Mechanism(Protocol):

@@ -19,7 +19,9 @@ from sre_gym.catalogs.schema import Change, Fault, parse_cpu, parse_mem
 from sre_gym.orchestrator.faults import (
     Injection,
     aliases,
+    change_aliases,
     key_aliases,
+    node_aliases,
     policy_aliases,
     replicas_aliases,
 )
@@ -62,34 +64,6 @@ def magnitude(drv: Injector, f: Fault) -> float:
     raise ValueError(f"{f.id}: no magnitude parameter")
 
 
-def change_aliases(ch: Change, rec: ChangeRecord, rev: int) -> list[str]:
-    """The ways to name a deployed change: its commit, revision, image, or the settings it set."""
-    dep = ch.service
-    common = [rec.sha, f"{dep}@{rev}", f"{dep}@revision-{rev}", f"deployment/{dep}@{rev}"]
-    if ch.kind == "code":
-        return aliases(*common, rec.image, rec.image.rsplit("/", 1)[-1])
-    if ch.kind == "image":
-        return aliases(*common, rec.image, rec.image.rsplit("/", 1)[-1], ch.image_tag or "")
-    keys = [f"env.{k}" for k in ch.env] + [
-        f"resources.limits.{'cpu' if k == 'cpu_limit' else 'memory'}" for k in ch.resources
-    ]
-    if ch.readiness_port is not None:
-        keys.append("readinessProbe.port")
-    items = list(common)
-    for k in keys:
-        items += key_aliases(dep, k)
-    for flag in ch.flags:
-        items += [
-            flag,
-            f"flags.{flag}",
-            f"flagd/{flag}",
-            f"flagd/flags.{flag}",
-            f"flagd-config/{flag}",
-            f"configmap/flagd-config/{flag}",
-        ]
-    return aliases(*items)
-
-
 class ChangeDelivery:
     """A faulty commit deployed through the build pipeline (code, image, config or flag change)."""
 
@@ -102,7 +76,7 @@ class ChangeDelivery:
         rec = cl.deploy_change(ch, commit, t, title=shown.title, author=shown.author)
         after = cl.world.deployment(f.target).current
         inj.detail.update(before=before, after=after.template, change=ch, record=rec)
-        inj.artifacts = change_aliases(ch, rec, after.number)
+        inj.artifacts = change_aliases(ch, rec.sha, rec.image, after.number)
         inj.commit = commit
 
     def present(self, drv: Injector, inj: Injection) -> bool:
@@ -326,19 +300,6 @@ class NodeOutage:
     def revert(self, drv: Injector, inj: Injection, t: float) -> None:
         for n in inj.detail["nodes"]:
             drv.cl.set_node_ready(n, True, t)
-
-
-def node_aliases(kind: str, target: str, nodes: list[str]) -> list[str]:
-    """The ways to name a lost node or zone."""
-    out = aliases(
-        target,
-        f"{kind}/{target}",
-        f"{kind}s/{target}",
-        *(f"node/{n}" for n in nodes) if kind == "zone" else (),
-    )
-    if kind == "zone":
-        out += aliases(f"topology.kubernetes.io/zone={target}")
-    return out
 
 
 class ReplicasZero:

@@ -176,16 +176,28 @@ class LiveBackend(LiveEpisode, LiveReads, LiveInterventions, Backend, Orchestrat
         self.faults.install_exit_handlers(self.clk)
 
     def _query_range(self, query: str, start: float, end: float, step: float) -> list[dict]:
-        import datetime as _dt
+        """``/api/v1/query_range`` at exact (millisecond) times: prometheus-api-client rounds them
+        to whole seconds, which a time-compressed tick does not survive."""
 
-        return self._prom(
-            lambda: self.prom.custom_query_range(
-                query,
-                start_time=_dt.datetime.fromtimestamp(start, tz=_dt.UTC),
-                end_time=_dt.datetime.fromtimestamp(end, tz=_dt.UTC),
-                step=f"{step:g}",
+        def get() -> list[dict]:
+            pc = self.prom
+            resp = pc._session.get(
+                f"{pc.url}/api/v1/query_range",
+                params={
+                    "query": query,
+                    "start": f"{start:.3f}",
+                    "end": f"{end:.3f}",
+                    "step": f"{step:g}",
+                },
+                headers=pc.headers,
+                timeout=self.timeout_s,
             )
-        )
+            body = resp.json()
+            if resp.status_code != 200 or body.get("status") != "success":
+                raise ValueError(f"HTTP {resp.status_code}: {body.get('error', resp.text[:300])}")
+            return body["data"]["result"]
+
+        return self._prom(get)
 
     def close(self) -> None:
         """Revert every injection still in place, then close the Prometheus session and the

@@ -95,11 +95,20 @@ class FakeWorld:
             self.images[ref] = Image(ref, ch.service, ch.id, ch.defect, ch)
         self.config_changes = [c for c in cat.changes if c.kind == "config" and c.env]
         self._serial = 0
+        self._behaviours: dict[tuple[str, str], Behaviour] = {}
         self._created: dict[str, float] = {}  # pod -> episode time it was created
         self._seen: set[tuple[str, str, str]] = set()  # (kind, name, reason) already evented
 
     # ------------------------------------------------------------------ behaviour of a template
     def behaviour(self, service: str, template: dict) -> Behaviour:
+        """What pods of ``service`` with this pod template do (memoised per template)."""
+        key = (service, json.dumps(template, sort_keys=True))
+        b = self._behaviours.get(key)
+        if b is None:
+            b = self._behaviours[key] = self._behaviour(service, template)
+        return b
+
+    def _behaviour(self, service: str, template: dict) -> Behaviour:
         svc = self.app.service(service)
         c = ((template.get("spec") or {}).get("containers") or [{}])[0]
         env = {e.get("name"): str(e.get("value", "")) for e in c.get("env") or [] if "name" in e}

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym.backends.base import OperationError
 from sre_gym.scoring.rules import fits_fault
 
 READ_LAG_TICKS = 2  # Prometheus has scraped a tick's data this many ticks later
@@ -203,8 +204,11 @@ class LiveEpisode:
         times = [self.time_of_tick(k) for k in ticks]
         drv = self.faults
         live = [inj for inj in drv.injections if inj is not None and inj.start <= times[-1]]
-        self.probes.read(live, ticks, times)
-        self.entry[ticks[0] : ticks[-1] + 1] = self.probes.entry_rows(times)
+        try:
+            self.probes.read(live, ticks, times)
+            self.entry[ticks[0] : ticks[-1] + 1] = self.probes.entry_rows(times)
+        except OperationError:  # Prometheus did not answer: these ticks are read next time
+            return
         for k, tk in zip(ticks, times, strict=True):
             act = [i for i in drv.active(tk) if i.start <= tk]
             for inj in act:

@@ -202,7 +202,7 @@ class NodeOutage(_Mech):
             node = drv.plain(drv.call("node", n, drv.core.read_node, n))
             spec = node.get("spec") or {}
             saved[n] = {
-                "unschedulable": bool(spec.get("unschedulable")),
+                "unschedulable": spec.get("unschedulable"),
                 "taints": copy.deepcopy(spec.get("taints") or []),
             }
             pods = drv.plain(

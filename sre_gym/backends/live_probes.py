@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +32,11 @@ def templates() -> dict[str, Any]:
     """The probe and entry queries of ``catalogs/live/probes.yaml``."""
     with open(catalog_dir() / "live" / "probes.yaml", encoding="utf-8") as f:
         return yaml.safe_load(f)
+
+
+def _re(name: str) -> str:
+    """A Kubernetes name inside a PromQL regex string (DNS names: only the dot is special)."""
+    return name.replace(".", "\\\\.")
 
 
 def _fill(template: str, **values: str) -> str:
@@ -54,8 +58,8 @@ def probe_query(inj: Injection, namespace: str, zone_nodes: dict[str, list[str]]
         peer=pr.peer or "",
         max=f"{pr.max:g}" if pr.max is not None else "0",
         node=pr.service,
-        nodes="|".join(re.escape(n) for n in nodes) or "^$",
-        deps="|".join(re.escape(d) for d in deps) or "^$",
+        nodes="|".join(_re(n) for n in nodes) or "^$",
+        deps="|".join(_re(d) for d in deps) or "^$",
     )
 
 

@@ -74,15 +74,18 @@ def check(app: str, cfg: dict[str, Any], api: Any, release: str) -> None:
     """Refuse to start when the preflight fails, naming every failed check."""
     if cfg.get("preflight") is False:
         return
-    from sre_gym.backends.live_preflight import preflight
+    from sre_gym.backends.live_preflight import MAX_SKEW_S, preflight
 
+    clock = _clock(cfg)
     checks = preflight(
         app,
         prometheus_url=cfg["prometheus_url"],
         namespace=cfg.get("namespace"),
         api_client=api,
         prometheus_headers=cfg.get("prometheus_headers"),
-        clock=_clock(cfg).now,
+        clock=clock.now,
+        # the skew bound is wall seconds: on a compressed clock, k times as many episode seconds
+        max_skew_s=MAX_SKEW_S * clock.scale.k,
         release=release,
     )
     failed = [c for c in checks if not c.ok]

@@ -328,6 +328,22 @@ class KubeStore(_Server):
                 "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\n...\n"},
             },
         )
+        if self.app.flag_configmap:  # the OpenTelemetry demo's flag file, every flag at its default
+            flags = {
+                f.name: {
+                    "state": "ENABLED",
+                    "variants": {k: v for k, v in f.variants.items()},
+                    "defaultVariant": f.default,
+                }
+                for f in self.app.flags
+            }
+            self.add(
+                "configmaps",
+                {
+                    "metadata": {"name": self.app.flag_configmap},
+                    "data": {"demo.flagd.json": json.dumps({"flags": flags}, indent=2)},
+                },
+            )
         self.add(
             "secrets",
             {

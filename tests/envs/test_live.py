@@ -218,7 +218,8 @@ def test_probes_fail_during_faults_and_entry_traffic_is_recorded(runs):
 def test_the_bundle_rescores_offline_to_the_same_scorecard_with_the_named_counterfactual(runs):
     rb = runs["runbook"]
     path = rb["info"]["bundle"]
-    man = json.loads(open(os.path.join(path, "manifest.json")).read())
+    with open(os.path.join(path, "manifest.json")) as f:
+        man = json.load(f)
     assert man["backend"] == "live"
     assert man["noaction"]["bundle"] == os.path.basename(runs["noop"]["info"]["bundle"])
     assert len(man["noaction"]["seal"]) == 64
@@ -241,3 +242,22 @@ def test_live_arguments_are_checked():
         live_config("live", {"prometheus_url": "http://x", "bogus": 1})
     with pytest.raises(ValueError, match="unknown backend"):
         live_config("k8s", {})
+
+
+def test_the_env_refuses_to_start_when_preflight_fails_and_says_why():
+    from sre_gym.testing.fake_cluster import FakeCluster
+
+    with FakeCluster(APP) as fc:  # a Prometheus without the rule pack loaded
+        fc.kube.server_time = lambda: fc.kube.clock()
+        env = gym.make(
+            "SREMarathon-v0", app=APP, schedule="short", backend="live",
+            prometheus_url=fc.prom.url, api_client=fc.api_client(),
+            clock=CompressedClock(1, start=fc.kube.clock()),
+        )  # fmt: skip
+        with pytest.raises(RuntimeError, match="live preflight failed") as err:
+            env.reset(seed=0)
+        assert "FAIL  alert rules" in str(err.value) and "of the pack's 44 rules" in str(err.value)
+        assert fc.kube.mutations == [] or all(
+            m["path"].endswith("selfsubjectaccessreviews") for m in fc.kube.mutations
+        )  # nothing injected
+        env.close()

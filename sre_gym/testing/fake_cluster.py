@@ -78,8 +78,9 @@ class FakeCluster:
         *,
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
+        world: bool = False,
     ) -> None:
-        self.kube = FakeKubernetes(app, clock=clock, replicas=replicas)
+        self.kube = FakeKubernetes(app, clock=clock, replicas=replicas, world=world)
         self.prom = FakePrometheus()
 
     def start(self) -> FakeCluster:
@@ -97,10 +98,14 @@ class FakeCluster:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def api_client(self) -> Any:
-        """A real ``kubernetes.client.ApiClient`` pointed at the fake API server (needs the extra)."""
+    def api_client(self, token: str | None = None) -> Any:
+        """A real ``kubernetes.client.ApiClient`` pointed at the fake API server (needs the extra),
+        sending ``token`` as its bearer token when given (see ``FakeKubernetes.add_identity``)."""
         from kubernetes import client
 
         cfg = client.Configuration()
         cfg.host = self.kube.url
+        if token is not None:
+            cfg.api_key = {"BearerToken": token}
+            cfg.api_key_prefix = {"BearerToken": "Bearer"}
         return client.ApiClient(cfg)

@@ -63,6 +63,9 @@ class KubeRoutes(KubeStore):
                 self.mutations.append(
                     {"method": method, "path": path, "content_type": ctype, "body": payload}
                 )
+            denied = self._rbac(method, path)
+            if denied is not None:
+                return denied
             for i, (m, frag, code, reason, message) in enumerate(self._refusals):
                 if m == method and frag in path:
                     del self._refusals[i]
@@ -90,6 +93,40 @@ class KubeRoutes(KubeStore):
             return _status(
                 405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
             )
+
+    def _rbac(self, method: str, path: str) -> Response | None:
+        """A 403 when the request's bearer token names an identity of ``identities`` whose RBAC
+        rules do not allow it (requests without a known token are not checked)."""
+        auth = getattr(self.local, "auth", "") or ""
+        token = auth.removeprefix("Bearer ").strip()
+        ident = self.identities.get(token)
+        if ident is None:
+            return None
+        user, rules = ident
+        route = self._route(path)
+        if route is None:
+            return None
+        kind, ns, name, sub = route
+        from sre_gym.backends.live_rbac import allows
+
+        verb = {"PATCH": "patch", "POST": "create", "PUT": "update", "DELETE": "delete"}.get(
+            method, "get" if name is not None else "list"
+        )
+        resource = kind + (f"/{sub}" if sub else "")
+        group = RESOURCES[kind][0]
+        group = "" if group == "/api/v1" else group.split("/")[2]
+        if allows(rules, verb, resource, group):
+            return None
+        where = f' in the namespace "{ns}"' if ns else " at the cluster scope"
+        target = f'{kind} "{name}"' if name else kind
+        return _status(
+            403,
+            "Forbidden",
+            f'{target} is forbidden: User "{user}" cannot {verb} resource "{resource}" in API '
+            f'group "{group}"{where}',
+            kind=kind,
+            name=name or "",
+        )
 
     def _access_review(self, method: str, payload: Any) -> Response:
         """A SelfSubjectAccessReview, answered by ``policy(verb, resource)`` (``resource`` names a

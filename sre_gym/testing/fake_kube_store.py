@@ -107,6 +107,9 @@ class KubeStore(_Server):
         # SelfSubjectAccessReviews: policy(verb, resource) -> allowed; each review's attributes
         self.policy: Callable[[str, str], bool] = default_policy
         self.access_reviews: list[dict[str, Any]] = []
+        # a static RBAC table: bearer token -> (user name, RBAC rules); requests carrying a known
+        # token are authorized against its rules (403 otherwise); see ``add_identity``
+        self.identities: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         self.version: dict[str, str] = dict(VERSION)
         self._seed(replicas)
         # with ``world``, a controller, kubelet and traffic model run on every read (fake_world.py)
@@ -191,6 +194,11 @@ class KubeStore(_Server):
                 dep["metadata"].setdefault("annotations", {})[CHANGE_CAUSE] = cause
             self._reconcile(dep)
             return copy.deepcopy(dep)
+
+    def add_identity(self, token: str, user: str, rules: list[dict[str, Any]]) -> None:
+        """Authorize requests bearing ``token`` as ``user`` with these RBAC rules."""
+        with self.lock:
+            self.identities[token] = (user, [dict(r) for r in rules])
 
     def refuse(
         self,

@@ -89,15 +89,27 @@ class Cluster:
         self.exporter = FakeExporter(self.kube)
         self.exporter.start()
         self.prom = RealPrometheus(self.exporter.url, self.clock.scale, bins).start()
-        cfg = client.Configuration()
-        cfg.host = self.kube.url
-        self.api = client.ApiClient(cfg)
+        # the agent and the injector are separate identities, each held to its RBAC manifest
+        from sre_gym.backends.live_rbac import injector_manifest, manifest
+
+        ns = self.kube.namespace
+        for token, docs in (("agent", manifest(ns)), ("injector", injector_manifest(ns))):
+            rules = [r for d in docs if d["kind"] in ("Role", "ClusterRole") for r in d["rules"]]
+            self.kube.add_identity(token, f"system:serviceaccount:{ns}:sre-gym-{token}", rules)
+        self.api, self.injector_api = (self._client(client, t) for t in ("agent", "injector"))
         self.baseline = state_of(self.kube)
         deadline = time.monotonic() + 30
         while (
             self.exporter.scrapes < len(("a", "b", "c", "d", "e")) and time.monotonic() < deadline
         ):
             time.sleep(0.2)  # Prometheus' first scrape comes about 5 s after it starts
+
+    def _client(self, client, token: str):
+        cfg = client.Configuration()
+        cfg.host = self.kube.url
+        cfg.api_key = {"BearerToken": token}
+        cfg.api_key_prefix = {"BearerToken": "Bearer"}
+        return client.ApiClient(cfg)
 
     def make(self, **kw):
         return gym.make(
@@ -108,11 +120,13 @@ class Cluster:
             prometheus_url=self.prom.url,
             clock=self.clock,
             api_client=self.api,
+            injector_api_client=self.injector_api,
             **kw,
         )
 
     def stop(self) -> None:
         self.api.close()
+        self.injector_api.close()
         self.prom.stop()
         self.exporter.stop()
         self.kube.stop()
@@ -158,6 +172,12 @@ def test_short_episodes_of_noop_and_runbook_run_end_to_end(runs):
     assert runs["noop"]["info"]["scorecard"]["marathon_score"] == 0.0
     rb = runs["runbook"]["info"]["scorecard"]
     assert rb["interventions"] > 0 and rb["correlation"] > 0
+    kube = runs["cluster"].kube
+    forbidden = [m for m in kube.mutations if m["method"] != "GET"]
+    assert forbidden  # (both identities wrote; neither was refused, as the next line checks)
+    assert not [
+        r for r in kube.requests if r[1].startswith("/api/v1/namespaces/online-boutique/secrets")
+    ]
 
 
 def test_every_fault_is_injected_and_reverted_and_the_cluster_is_back(runs):

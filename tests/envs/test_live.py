@@ -149,9 +149,28 @@ def runs(tmp_path_factory):
     c = Cluster()
     try:
         t = time.perf_counter()
-        env = c.make(bundle_dir=str(out))
-        noop = play(env, "noop")
-        env.close()
+        # the no-op run goes through rollout(..., env_options=...), as a live fan-out would
+        from sre_gym.bundle import read_bundle
+        from sre_gym.rollouts import rollout
+
+        opts = {
+            "backend": "live",
+            "prometheus_url": c.prom.url,
+            "clock": c.clock,
+            "api_client": c.api,
+            "injector_api_client": c.injector_api,
+        }
+        args = {"schedule": "short", "env_options": opts, "progress": False, "out": out / "r.jsonl"}
+        (rec,) = rollout("noop", APP, [SEED], bundle_dir=str(out), **args).records
+        ev = read_bundle(rec["bundle"])
+        noop = {
+            "info": {"scorecard": rec["scorecard"], "bundle": rec["bundle"]},
+            "steps": len(ev.of("invocation")),
+            "return": rec["return"],
+            "evidence": ev,
+            "record": rec,
+            "resumed": rollout("noop", APP, [SEED], bundle_dir=str(out), **args),
+        }
         noop["reverted_state"] = state_of(c.kube)
         env = c.make(bundle_dir=str(out), noaction_bundle=noop["info"]["bundle"])
         runbook = play(env, "runbook")
@@ -178,6 +197,14 @@ def test_short_episodes_of_noop_and_runbook_run_end_to_end(runs):
     assert not [
         r for r in kube.requests if r[1].startswith("/api/v1/namespaces/online-boutique/secrets")
     ]
+
+
+def test_a_rollout_passes_its_env_options_to_every_episode_and_resumes(runs):
+    """The no-op run came from rollout(..., env_options=...): its record says backend live, and
+    the same rollout again skips it (live and simulated records of one file are kept apart)."""
+    noop = runs["noop"]
+    assert noop["record"]["backend"] == "live"
+    assert noop["resumed"].skipped == 1 and noop["resumed"].executed == 0
 
 
 def test_every_fault_is_injected_and_reverted_and_the_cluster_is_back(runs):

@@ -1,4 +1,4 @@
-"""The live backend (first slice): the read tools and the interventions against a real cluster.
+"""The live backend: the read tools, the interventions and a scheduled episode on a real cluster.
 
 ``LiveBackend`` implements the ``Backend`` protocol over a real Kubernetes API (the official
 ``kubernetes`` client: ``CoreV1Api``, ``AppsV1Api``, ``NetworkingV1Api``) and a real Prometheus HTTP API
@@ -9,16 +9,16 @@ guarded ``Toolbox`` and every agent drive a real cluster unchanged:
     toolbox = Toolbox(backend, Evidence(manifest={}))
     toolbox.execute({"tool": "k8s_get", "args": {"kind": "pods"}}, backend.now, 1, 110)
 
-Time is the wall clock, read only through the injected ``clock`` (``advance_to`` waits through the
-injected ``sleep``), so tests drive time without sleeping.
+Time is the episode clock, read only through the injected ``clock`` (a ``live_time.Clock``, or a
+``clock()`` function with a ``sleep(s)``), so tests drive time without sleeping or compress it.
+With a schedule (``sched``), the backend runs the episode (``live_episode.LiveEpisode``): it injects
+and reverts each fault at its window's edges through ``live_faults.LiveFaults`` (with
+``injector_api``, the injector's own identity), reads probes and entry-point traffic with PromQL
+(``live_probes``), follows interventions for the observed persistence of repairs, and gives the
+scorer the same evidence as the simulator (docs/live.md). Traces, source access and the build
+pipeline are not available (the Toolbox answers those tools with a clear error).
 
-Out of scope in this slice: fault injection and the orchestrator (no schedule, no reverts, no
-persistence challenge), traces, source access and the build pipeline (the Toolbox answers those tools
-with a clear "not available on this backend" error), and the scoring evidence a live run would need:
-``drain_evidence`` returns only the alert transitions this backend has observed (the interventions
-are recorded by the Toolbox itself) and ``evidence_arrays`` returns ``{}`` (no probes, no traffic).
-
-Alerts come from polling Prometheus' ``/api/v1/alerts`` at every ``advance_to``: an alert is known from
+Alerts come from polling Prometheus' ``/api/v1/alerts`` at every tick and ``advance_to``: an alert is known from
 the first poll that sees it *firing* (pending alerts are ignored) and becomes resolved at the first
 poll that no longer sees it. Logs are read with ``read_namespaced_pod_log`` from the current
 containers of the service's pods; their level is inferred from the line (JSON ``severity``/``level``,
@@ -89,8 +89,9 @@ class LiveBackend(LiveEpisode, LiveReads, LiveInterventions, Backend, Orchestrat
     """One episode on a real cluster: reads and interventions through the Kubernetes API and
     Prometheus. Create a new one per episode; ``close()`` releases the HTTP sessions.
 
-    It has the ``Backend`` protocol and none of the capabilities of ``sre_gym.backends.base`` yet
-    (no source, pipeline, traces, flag owners, orchestrator or ground truth)."""
+    It has the ``Backend`` protocol and, of the capabilities of ``sre_gym.backends.base``, only
+    ``OrchestratedBackend`` (its fault driver follows interventions); no source, pipeline, traces,
+    flag owners or ground truth."""
 
     def __init__(
         self,

@@ -247,7 +247,9 @@ class FakeExporter(_Server):
             if o_ns != ns or not _ready(p):
                 continue
             svc = self.world.app.service((p["metadata"].get("labels") or {}).get("app"))
-            mib = svc.perf.mem_base_mi if svc.perf is not None else 64.0
+            # the catalog's steady working set; half the limit for side workloads it gives none of
+            _, limit = self.world.limits_of(p)
+            mib = svc.perf.mem_base_mi if svc.perf is not None else limit / 2**21
             lab = _labels(
                 {"namespace": ns, "pod": name, "container": p["spec"]["containers"][0]["name"]}
             )

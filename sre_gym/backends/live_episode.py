@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from sre_gym.backends.base import OperationError
+from sre_gym.orchestrator.faults import PROBE_TAIL_S
 from sre_gym.scoring.rules import fits_fault
 
 READ_LAG_TICKS = 2  # Prometheus has scraped a tick's data this many ticks later
@@ -203,7 +204,11 @@ class LiveEpisode:
         ticks = list(range(self._read_ticks, last + 1))
         times = [self.time_of_tick(k) for k in ticks]
         drv = self.faults
-        live = [inj for inj in drv.injections if inj is not None and inj.start <= times[-1]]
+        live = [
+            inj
+            for inj in drv.injections
+            if inj is not None and inj.start <= times[-1] and times[0] <= inj.end + PROBE_TAIL_S
+        ]
         try:
             self.probes.read(live, ticks, times)
             self.entry[ticks[0] : ticks[-1] + 1] = self.probes.entry_rows(times)

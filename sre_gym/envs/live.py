@@ -119,19 +119,25 @@ def live_backend(env: Any, world: int, prof: ScheduleProfile, custom: Schedule |
     api = _api(cfg)
     check(env.app, cfg, api, env.release)
     sched = custom
+    cat = load_catalog(env.app, include_quarantined=custom is not None)
+    probe = LiveFaults(
+        Schedule(env.release, env.app, world, (), (), prof.duration_s, prof.duration_s, ""),
+        0.0,
+        1,
+        api=api,
+        namespace=cfg.get("namespace") or cat.app.namespace,
+        release=env.release,
+        images=cfg.get("images"),
+    )
+    ok = {f.id for f in cat.faults if probe.supported(f)}
     if sched is None:
-        cat = load_catalog(env.app)
-        probe = LiveFaults(
-            Schedule(env.release, env.app, world, (), (), prof.duration_s, prof.duration_s, ""),
-            0.0,
-            1,
-            api=api,
-            namespace=cfg.get("namespace") or cat.app.namespace,
-            release=env.release,
-            images=cfg.get("images"),
-        )
-        ok = {f.id for f in cat.faults if probe.supported(f)}
         sched, env.live_profile = live_schedule(env.app, world, env.release, prof, ok)
+    else:
+        bad = sorted({sf.fault_id for sf in sched.faults} - ok)
+        if bad:
+            raise ValueError(
+                f"this cluster cannot inject {', '.join(bad)} (they need Chaos Mesh or images=)"
+            )
     return LiveBackend(
         env.app,
         namespace=cfg.get("namespace"),

@@ -308,3 +308,17 @@ def test_the_env_refuses_to_start_when_preflight_fails_and_says_why():
             m["path"].endswith("selfsubjectaccessreviews") for m in fc.kube.mutations
         )  # nothing injected
         env.close()
+
+
+def test_hand_placed_faults_a_cluster_cannot_inject_are_refused_up_front():
+    from sre_gym.testing.fake_cluster import FakeCluster
+
+    with FakeCluster(APP) as fc:
+        env = gym.make(
+            "SREMarathon-v0", app=APP, backend="live", prometheus_url=fc.prom.url,
+            api_client=fc.api_client(), preflight=False,
+        )  # fmt: skip
+        with pytest.raises(ValueError, match="cannot inject ob-cpu-hog-frontend"):
+            env.reset(seed=0, options={"faults": ["ob-cpu-hog-frontend"]})
+        assert [m for m in fc.kube.mutations if m["method"] != "POST"] == []
+        env.close()

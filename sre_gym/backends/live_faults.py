@@ -20,9 +20,9 @@ What each does, saving the exact prior state and putting it back on revert:
   (a crash loop); flag changes edit ``flagd-config`` and restart flagd. Its revert is the revert
   commit, rolled out the same way.
 
-Faults of other mechanisms (CPU hogs, memory balloons, network delay) need Chaos Mesh and are left
-out of a live schedule (``supported``). Every injection is reverted at its window's end, and by
-``revert_all`` on ``close``, on an exception in the run, at interpreter exit (``atexit``) and on
+CPU hogs, memory balloons and network delay need Chaos Mesh: when its CRDs are present they are
+``live_chaos`` experiments, otherwise those faults are left out of a live schedule (``supported``).
+Every injection is reverted at its window's end, and by ``revert_all`` on ``close``, on an exception in the run, at interpreter exit (``atexit``) and on
 SIGTERM (``install_exit_handlers``).
 """
 
@@ -37,6 +37,7 @@ import threading
 from typing import Any
 
 from sre_gym.backends.base import OperationError
+from sre_gym.backends.live_chaos import CHAOS, chaos_mesh_present
 from sre_gym.backends.live_client import LiveClient, k8s
 from sre_gym.backends.live_objects import CHANGE_CAUSE, _annotations, _containers, _revision
 from sre_gym.catalogs.schema import Change, Fault
@@ -417,6 +418,8 @@ class LiveFaults(LiveClient, FaultDriver):
             k8s.AppsV1Api(api),
             k8s.NetworkingV1Api(api),
         )
+        self.custom = k8s.CustomObjectsApi(api)
+        self._chaos: bool | None = None  # Chaos Mesh's CRDs installed (asked once)
         self.prom = None
         cat = load_catalog(sched.app, include_quarantined=True)
         deliveries = []
@@ -440,15 +443,24 @@ class LiveFaults(LiveClient, FaultDriver):
         if f.delivery == "change":
             return CHANGE
         m = MECHANISMS.get(f.mechanism)
+        if m is None and f.mechanism in CHAOS and self.chaos_mesh:
+            m = CHAOS[f.mechanism]
         if m is None:
             raise OperationError(f"{f.id}: {f.mechanism} needs Chaos Mesh on a live cluster")
         return m
 
+    @property
+    def chaos_mesh(self) -> bool:
+        """Are Chaos Mesh's CRDs installed (asked once)?"""
+        if self._chaos is None:
+            self._chaos = chaos_mesh_present(k8s.ApisApi(self.api))
+        return self._chaos
+
     def supported(self, f: Fault) -> bool:
-        """Can this cluster inject ``f`` (without Chaos Mesh)?"""
+        """Can this cluster inject ``f``?"""
         if f.delivery == "change":
             return CHANGE.realisation(self, self.changes[f.change]) is not None
-        return f.mechanism in MECHANISMS
+        return f.mechanism in MECHANISMS or (f.mechanism in CHAOS and self.chaos_mesh)
 
     def sha(self, *parts: object) -> str:
         """The commit of a delivery of this run: the simulator's, for the same (release, app, seed)."""

@@ -102,6 +102,15 @@ INJECTOR_PERMISSIONS: tuple[Permission, ...] = (
     Permission(
         "delete", "networking.k8s.io", "networkpolicies", True, "delete_namespaced_network_policy"
     ),
+    # Chaos Mesh experiments (only when its CRDs are installed: live_chaos.py)
+    Permission("create", "chaos-mesh.org", "stresschaos", True, "create_namespaced_custom_object"),
+    Permission("get", "chaos-mesh.org", "stresschaos", True, "get_namespaced_custom_object"),
+    Permission("patch", "chaos-mesh.org", "stresschaos", True, "patch_namespaced_custom_object"),
+    Permission("delete", "chaos-mesh.org", "stresschaos", True, "delete_namespaced_custom_object"),
+    Permission("create", "chaos-mesh.org", "networkchaos", True, "create_namespaced_custom_object"),
+    Permission("get", "chaos-mesh.org", "networkchaos", True, "get_namespaced_custom_object"),
+    Permission("patch", "chaos-mesh.org", "networkchaos", True, "patch_namespaced_custom_object"),
+    Permission("delete", "chaos-mesh.org", "networkchaos", True, "delete_namespaced_custom_object"),
     # node outages taint and cordon nodes: cluster-scoped, so a ClusterRole
     Permission("get", "", "nodes", False, "read_node"),
     Permission("patch", "", "nodes", False, "patch_node"),

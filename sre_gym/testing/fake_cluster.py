@@ -79,8 +79,11 @@ class FakeCluster:
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
         world: bool = False,
+        chaos_mesh: bool = False,
     ) -> None:
-        self.kube = FakeKubernetes(app, clock=clock, replicas=replicas, world=world)
+        self.kube = FakeKubernetes(
+            app, clock=clock, replicas=replicas, world=world, chaos_mesh=chaos_mesh
+        )
         self.prom = FakePrometheus()
 
     def start(self) -> FakeCluster:

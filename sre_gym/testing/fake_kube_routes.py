@@ -16,7 +16,13 @@ from typing import Any
 
 from sre_gym.clock import rfc3339
 from sre_gym.testing.fake_http import Response, _json, _status
-from sre_gym.testing.fake_kube_store import API_VERSION, CLUSTER_SCOPED, RESOURCES, KubeStore
+from sre_gym.testing.fake_kube_store import (
+    API_VERSION,
+    CHAOS_GROUP,
+    CLUSTER_SCOPED,
+    RESOURCES,
+    KubeStore,
+)
 from sre_gym.testing.fake_patches import PatchError, json_patch, merge_patch
 
 ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
@@ -72,6 +78,12 @@ class KubeRoutes(KubeStore):
                     return _status(code, reason, message)
             if path.rstrip("/") == "/version" and method == "GET":
                 return _json(200, dict(self.version))
+            if path.rstrip("/") == "/apis" and method == "GET":
+                return _json(200, self._groups())
+            if path.startswith(CHAOS_GROUP) and not self.chaos_mesh:
+                return _status(
+                    404, "NotFound", f"the server could not find the requested resource ({path})"
+                )
             if path == ACCESS_REVIEWS:
                 return self._access_review(method, payload)
             route = self._route(path)
@@ -93,6 +105,18 @@ class KubeRoutes(KubeStore):
             return _status(
                 405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
             )
+
+    def _groups(self) -> dict[str, Any]:
+        """``GET /apis``: the API groups served (Chaos Mesh's only with ``chaos_mesh``)."""
+        names = [v for k, v in API_VERSION.items() if k.startswith("/apis/")]
+        if not self.chaos_mesh:
+            names = [n for n in names if not n.startswith("chaos-mesh.org/")]
+        groups = []
+        for gv in names:
+            g, v = gv.split("/")
+            ver = {"groupVersion": gv, "version": v}
+            groups.append({"name": g, "versions": [ver], "preferredVersion": ver})
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
     def _rbac(self, method: str, path: str) -> Response | None:
         """A 403 when the request's bearer token names an identity of ``identities`` whose RBAC

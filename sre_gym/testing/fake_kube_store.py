@@ -35,12 +35,17 @@ RESOURCES: dict[str, tuple[str, str]] = {
     "deployments": ("/apis/apps/v1", "Deployment"),
     "replicasets": ("/apis/apps/v1", "ReplicaSet"),
     "networkpolicies": ("/apis/networking.k8s.io/v1", "NetworkPolicy"),
+    # Chaos Mesh's CRDs, served only by a fake made with chaos_mesh=True
+    "stresschaos": ("/apis/chaos-mesh.org/v1alpha1", "StressChaos"),
+    "networkchaos": ("/apis/chaos-mesh.org/v1alpha1", "NetworkChaos"),
 }
+CHAOS_GROUP = "/apis/chaos-mesh.org/v1alpha1"
 CLUSTER_SCOPED = frozenset({"namespaces", "nodes"})
 API_VERSION = {
     "/api/v1": "v1",
     "/apis/apps/v1": "apps/v1",
     "/apis/networking.k8s.io/v1": "networking.k8s.io/v1",
+    "/apis/chaos-mesh.org/v1alpha1": "chaos-mesh.org/v1alpha1",
 }
 # what GET /version answers (the fields the kubernetes client's VersionInfo requires)
 VERSION = {
@@ -93,8 +98,10 @@ class KubeStore(_Server):
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
         world: bool = False,
+        chaos_mesh: bool = False,
     ) -> None:
         super().__init__()
+        self.chaos_mesh = chaos_mesh
         self.clock = clock or (lambda: float(EPOCH))
         self.app = load_app(app)
         self.namespace = namespace or self.app.namespace

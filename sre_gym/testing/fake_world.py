@@ -423,6 +423,7 @@ class FakeWorld:
             beh[s] = b
         flags = self.flag_effects()
         blocked = self._blocked()
+        chaos = self._chaos_ms()
         err_tot: dict[str, float] = {}
         p95: dict[str, float] = {}
         edge_fail: dict[tuple[str, str], float] = {}
@@ -437,6 +438,7 @@ class FakeWorld:
                     topo.base_ms[i] * math.exp(1.645 * topo.sigma[i])
                     + b.lat_ms
                     + (fe.latency_ms if fe else 0.0)
+                    + chaos.get(s, 0.0)
                 )
                 for j in np.nonzero(topo.calls[i])[0]:
                     callee = names[j]
@@ -486,6 +488,26 @@ class FakeWorld:
             throttled=throttled,
             entry=names[topo.ingress],
         )
+
+    def _chaos_ms(self) -> dict[str, float]:
+        """Latency Chaos Mesh experiments add to their target (a delay; a CPU or memory stress
+        slows the pods by about their base latency again)."""
+        st, out = self.store, {}
+        for plural in ("networkchaos", "stresschaos"):
+            for (ns, _), ch in st.objects.get(plural, {}).items():
+                if ns != st.namespace:
+                    continue
+                spec = ch.get("spec") or {}
+                target = ((spec.get("selector") or {}).get("labelSelectors") or {}).get("app")
+                if target not in self.topo.index:
+                    continue
+                if plural == "networkchaos":
+                    delay = str((spec.get("delay") or {}).get("latency", "0ms"))
+                    ms = float(delay.removesuffix("ms") or 0)
+                else:
+                    ms = float(self.topo.base_ms[self.topo.index[target]])
+                out[target] = out.get(target, 0.0) + ms
+        return out
 
     def _blocked(self) -> set[tuple[str, str]]:
         """(client, server) pairs an egress NetworkPolicy leaves out."""

@@ -225,13 +225,14 @@ def test_the_cli_prints_the_manifest(capsys, tmp_path):
 
 # ------------------------------------------------------------------ the fault injector's identity
 def injector_calls() -> set[tuple[str, str]]:
-    """(API attribute, method) of every client call in live_faults.py (``drv.<api>.<m>`` and
-    ``self.<api>.<m>``)."""
-    from sre_gym.backends import live_faults
+    """(API attribute, method) of every client call in live_faults.py and live_chaos.py
+    (``drv.<api>.<m>`` and ``self.<api>.<m>``)."""
+    from sre_gym.backends import live_chaos, live_faults
 
-    apis = {"core", "apps", "net"}
+    apis = {"core", "apps", "net", "custom"}
     calls = set()
-    for node in ast.walk(ast.parse(Path(live_faults.__file__).read_text())):
+    trees = [ast.parse(Path(m.__file__).read_text()) for m in (live_faults, live_chaos)]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Attribute)
@@ -249,7 +250,14 @@ def test_the_injector_s_permissions_are_exactly_its_requests():
     from sre_gym.backends.live_rbac import INJECTOR_PERMISSIONS
 
     cls = {"core": k8s.CoreV1Api, "apps": k8s.AppsV1Api, "net": k8s.NetworkingV1Api}
-    need = {permission_of(*request_of(cls[a], m)): m for a, m in sorted(injector_calls())}
+    need = {}
+    for a, m in sorted(injector_calls()):
+        if a == "custom":  # one generic path: a permission per Chaos Mesh kind it is used on
+            verb, _, _, ns = permission_of(*request_of(k8s.CustomObjectsApi, m))
+            for plural in ("stresschaos", "networkchaos"):
+                need[(verb, "chaos-mesh.org", plural, ns)] = m
+        else:
+            need[permission_of(*request_of(cls[a], m))] = m
     have = {(p.verb, p.group, p.resource, p.namespaced): p.used_by for p in INJECTOR_PERMISSIONS}
     assert have == need
     assert ("patch", "", "nodes", False) in have  # node outages

@@ -201,6 +201,9 @@ class SREMarathonEnv(gym.Env):
     real namespace shows with no fault behind them, plus load noise; "quiet", load noise only;
     "off"; or a dict of `sre_gym.orchestrator.open_world.NoiseProfile` fields; recorded in the
     manifest).
+    `backend` ("sim", the default; or "live": a real Kubernetes cluster and Prometheus, with
+    `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
+    `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
     telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;

@@ -40,7 +40,7 @@ from sre_gym.backends.base import OperationError
 from sre_gym.backends.live_chaos import CHAOS, chaos_mesh_present
 from sre_gym.backends.live_client import LiveClient, k8s
 from sre_gym.backends.live_objects import CHANGE_CAUSE, _annotations, _containers, _revision
-from sre_gym.catalogs.schema import Change, Fault
+from sre_gym.catalogs.schema import Change, Fault, parse_cpu, parse_mem
 from sre_gym.orchestrator.changes import Presentation, present
 from sre_gym.orchestrator.faults import (
     FaultDriver,
@@ -335,7 +335,10 @@ class ChangeRollout(_Mech):
             return False
         lim = (c.get("resources") or {}).get("limits") or {}
         for k, v in ch.resources.items():
-            if str(lim.get("cpu" if k == "cpu_limit" else "memory")) != str(v):
+            # the API server normalises quantities ("0.5" reads back as "500m"): compare values
+            parse = parse_cpu if k == "cpu_limit" else parse_mem
+            got = lim.get("cpu" if k == "cpu_limit" else "memory")
+            if got is None or not _same_quantity(str(got), str(v), parse):
                 return False
         return ch.readiness_port is None or _probe_port(c) == ch.readiness_port
 
@@ -368,6 +371,13 @@ class ChangeRollout(_Mech):
             drv.patch_template(ch.service, command=before.get("command"), cause=cause)
         else:
             drv.patch_template(ch.service, image=before.get("image"), cause=cause)
+
+
+def _same_quantity(a: str, b: str, parse: Any) -> bool:
+    try:
+        return bool(parse(a) == parse(b))
+    except ValueError:  # a form the catalog's parser does not read: compare the text
+        return a == b
 
 
 def _probe_port(c: dict) -> Any:

@@ -22,6 +22,7 @@ loopback exporter (``fake_exporter.py``) turns into series. Nothing here reads t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -268,9 +269,8 @@ class FakeWorld:
         st = self.store
         self._serial += 1
         h = rs["metadata"]["labels"]["pod-template-hash"]
-        from sre_gym.testing.fake_kube_store import _hash
-
-        name = f"{rs['metadata']['name']}-{_hash(f'{h}/{self._serial}', 5)}"
+        suffix = hashlib.sha256(f"{h}/{self._serial}".encode()).hexdigest()[:5]
+        name = f"{rs['metadata']['name']}-{suffix}"
         node = nodes[self._serial % len(nodes)] if nodes else None
         t = rfc3339(now)
         tpl = rs["spec"]["template"]

@@ -190,7 +190,7 @@ def _schedule(a: argparse.Namespace) -> int:
 
     if a.stats:
         return _schedule_stats(a)
-    sched = schedule(a.app, a.seed, profile=a.profile)
+    sched = schedule(a.app, a.seed, profile=a.schedule)
     if a.json:
         print(sched.to_json())
         return 0
@@ -230,7 +230,7 @@ def _schedule_stats(a: argparse.Namespace) -> int:
         raise SystemExit(f"error: {e}") from None
     n, avg, peak, dur = [], [], [], []
     for s in seeds:
-        sc = schedule(a.app, s, profile=a.profile)
+        sc = schedule(a.app, s, profile=a.schedule)
         c = sc.concurrency()
         n.append(len(sc.faults))
         avg.append(float(c.mean()))
@@ -318,10 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--stats", action="store_true", help="calibration figures over --seeds")
     s.add_argument("--seeds", default="0-49", help="seed range for --stats, e.g. 0-49")
     s.add_argument(
-        "--profile",
+        "--schedule",
         type=profile_arg,
         default="marathon",
-        help="schedule profile: marathon, short, single, or a JSON object of its fields",
+        help="schedule profile: marathon, short, single, or a JSON object of its fields "
+        "(as for run; --profile is the access profile elsewhere)",
     )
     s.set_defaults(fn=_schedule)
     sc = sub.add_parser("score", help="verify a bundle and re-score it offline")

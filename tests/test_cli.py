@@ -46,11 +46,11 @@ def test_run_prints_a_scorecard_table(capsys):
 
 
 def test_schedule_and_run_take_a_schedule_profile(capsys):
-    assert main(["schedule", "--profile", "single", "--seed", "4", "--json"]) == 0
+    assert main(["schedule", "--schedule", "single", "--seed", "4", "--json"]) == 0
     sched = json.loads(capsys.readouterr().out)
     assert (sched["profile"], sched["duration_s"], len(sched["faults"])) == ("single", 1200, 1)
     spec = '{"profile": "short", "categories": ["code"]}'
-    assert main(["schedule", "--profile", spec, "--stats", "--seeds", "0-2", "--json"]) == 0
+    assert main(["schedule", "--schedule", spec, "--stats", "--seeds", "0-2", "--json"]) == 0
     assert 6 <= json.loads(capsys.readouterr().out)["faults_per_run_mean"] <= 8
     assert main(["run", "--schedule", "single", "--agent", "oracle", "--json"]) == 0
     card = json.loads(capsys.readouterr().out)["scorecard"]
@@ -63,7 +63,7 @@ def test_schedule_and_run_take_a_schedule_profile(capsys):
 )
 def test_bad_schedule_profile_is_a_usage_error(capsys, spec, why):
     with pytest.raises(SystemExit) as e:
-        main(["schedule", "--profile", spec])
+        main(["schedule", "--schedule", spec])
     assert e.value.code == 2 and why in capsys.readouterr().err
 
 

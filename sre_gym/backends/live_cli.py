@@ -46,7 +46,7 @@ def _rbac(a: argparse.Namespace) -> int:
 
     ns = a.namespace or load_app(a.app).namespace
     try:
-        text = render(ns, a.service_account, namespace_only=a.namespace_only)
+        text = render(ns, a.service_account, namespace_only=a.namespace_only, injector=a.injector)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -116,6 +116,12 @@ def register(subparsers: Any) -> None:
         "--namespace-only",
         action="store_true",
         help="leave out the read-only ClusterRole for nodes and the namespace list",
+    )
+    b.add_argument(
+        "--injector",
+        action="store_true",
+        help="the fault injector's identity instead (sre-gym-injector: templates, scale, the flag "
+        "ConfigMap, NetworkPolicies, node taints)",
     )
     b.add_argument("-o", "--output", default=None, metavar="FILE", help="write here, not stdout")
     b.set_defaults(fn=_rbac)

@@ -21,6 +21,9 @@ from sre_gym.backends.live_rules import dump_yaml
 
 __all__ = [
     "CLUSTER_ROLE_NAME",
+    "INJECTOR_ACCOUNT",
+    "INJECTOR_PERMISSIONS",
+    "injector_manifest",
     "PERMISSIONS",
     "ROLE_NAME",
     "SERVICE_ACCOUNT",
@@ -78,6 +81,98 @@ PERMISSIONS: tuple[Permission, ...] = (
     Permission("list", "", "nodes", False, "list_node"),
     Permission("list", "", "namespaces", False, "list_namespace"),
 )
+
+# the fault injector's identity (live_faults.py): a separate, more privileged service account, so
+# that the agent's stays namespaced and read-mostly; tests/backends/test_live_rbac.py checks that
+# this list is exactly the injector's requests
+INJECTOR_ACCOUNT = "sre-gym-injector"
+INJECTOR_PERMISSIONS: tuple[Permission, ...] = (
+    Permission("get", "apps", "deployments", True, "read_namespaced_deployment"),
+    Permission("patch", "apps", "deployments", True, "patch_namespaced_deployment"),
+    Permission("patch", "apps", "deployments/scale", True, "patch_namespaced_deployment_scale"),
+    Permission("list", "", "pods", True, "list_namespaced_pod"),
+    Permission("get", "", "configmaps", True, "read_namespaced_config_map"),
+    Permission("update", "", "configmaps", True, "replace_namespaced_config_map"),
+    Permission(
+        "create", "networking.k8s.io", "networkpolicies", True, "create_namespaced_network_policy"
+    ),
+    Permission(
+        "list", "networking.k8s.io", "networkpolicies", True, "list_namespaced_network_policy"
+    ),
+    Permission(
+        "delete", "networking.k8s.io", "networkpolicies", True, "delete_namespaced_network_policy"
+    ),
+    # Chaos Mesh experiments (only when its CRDs are installed: live_chaos.py)
+    Permission("create", "chaos-mesh.org", "stresschaos", True, "create_namespaced_custom_object"),
+    Permission("get", "chaos-mesh.org", "stresschaos", True, "get_namespaced_custom_object"),
+    Permission("patch", "chaos-mesh.org", "stresschaos", True, "patch_namespaced_custom_object"),
+    Permission("delete", "chaos-mesh.org", "stresschaos", True, "delete_namespaced_custom_object"),
+    Permission("create", "chaos-mesh.org", "networkchaos", True, "create_namespaced_custom_object"),
+    Permission("get", "chaos-mesh.org", "networkchaos", True, "get_namespaced_custom_object"),
+    Permission("patch", "chaos-mesh.org", "networkchaos", True, "patch_namespaced_custom_object"),
+    Permission("delete", "chaos-mesh.org", "networkchaos", True, "delete_namespaced_custom_object"),
+    # node outages taint and cordon nodes: cluster-scoped, so a ClusterRole
+    Permission("get", "", "nodes", False, "read_node"),
+    Permission("patch", "", "nodes", False, "patch_node"),
+)
+
+
+def injector_manifest(
+    namespace: str, service_account: str = INJECTOR_ACCOUNT
+) -> list[dict[str, Any]]:
+    """The fault injector's ServiceAccount, Role and RoleBinding in ``namespace``, and the
+    ClusterRole and ClusterRoleBinding for the node taints of node and zone outages."""
+    _check_name("namespace", namespace)
+    _check_name("service account name", service_account)
+    labels = {"app.kubernetes.io/part-of": "sre-gym"}
+    subject = {"kind": "ServiceAccount", "name": service_account, "namespace": namespace}
+    role = f"{service_account}"
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": service_account, "namespace": namespace, "labels": labels},
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": role, "namespace": namespace, "labels": labels},
+            "rules": _rules([p for p in INJECTOR_PERMISSIONS if p.namespaced]),
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": role, "namespace": namespace, "labels": labels},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+            "subjects": [subject],
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": f"{role}-nodes", "labels": labels},
+            "rules": _rules([p for p in INJECTOR_PERMISSIONS if not p.namespaced]),
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"{role}-nodes-{namespace}", "labels": labels},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": f"{role}-nodes",
+            },
+            "subjects": [subject],
+        },
+    ]
+
+
+_INJECTOR_HEADER = """\
+# RBAC for the sre_gym live backend's fault injector: ServiceAccount {sa} in namespace {ns}.
+# A separate identity from the agent's: it patches deployment templates and scale, replaces the
+# flag ConfigMap, creates and deletes NetworkPolicies in the app namespace, and taints and cordons
+# nodes (a ClusterRole: nodes are cluster-scoped) for node and zone outages. No Secrets, no
+# wildcards. Pass its client as injector_api_client= (gym.make(..., backend="live")).
+"""
 
 _HEADER = """\
 # RBAC for the sre_gym live backend's agent identity: ServiceAccount {sa}
@@ -177,9 +272,20 @@ def manifest(
 
 
 def render(
-    namespace: str, service_account: str = SERVICE_ACCOUNT, *, namespace_only: bool = False
+    namespace: str,
+    service_account: str = SERVICE_ACCOUNT,
+    *,
+    namespace_only: bool = False,
+    injector: bool = False,
 ) -> str:
-    """The manifest as multi-document YAML with a header saying what it grants and why."""
+    """The manifest as multi-document YAML with a header saying what it grants and why
+    (``injector``: the fault injector's identity instead of the agent's)."""
+    if injector:
+        sa = INJECTOR_ACCOUNT if service_account == SERVICE_ACCOUNT else service_account
+        head = _INJECTOR_HEADER.format(sa=sa, ns=namespace)
+        return head + "---\n".join(
+            dump_yaml(d, flow_lists=True) for d in injector_manifest(namespace, sa)
+        )
     docs = manifest(namespace, service_account, namespace_only=namespace_only)
     cluster = _NO_CLUSTER if namespace_only else _CLUSTER.format(role=CLUSTER_ROLE_NAME)
     head = _HEADER.format(sa=service_account, ns=namespace, cluster=cluster)

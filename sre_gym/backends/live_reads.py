@@ -33,6 +33,7 @@ from sre_gym.backends.live_objects import (
     log_level,
     pod_status,
 )
+from sre_gym.backends.live_time import compress_promql
 from sre_gym.clock import parse_time, rfc3339
 from sre_gym.sim.k8s_view import EVENT_KIND
 
@@ -72,7 +73,29 @@ class LiveReads(LiveClient):
             if (kind is None or (e.get("involvedObject") or {}).get("kind") == kind)
             and (name is None or (e.get("involvedObject") or {}).get("name") == name)
         ]
-        return sorted((self._event(e) for e in evs), key=lambda e: (e["_t"], e["object"]))
+        out = sorted((self._event(e) for e in evs), key=lambda e: (e["_t"], e["object"]))
+        self._keep_events(out)
+        return out
+
+    def _keep_events(self, events: list[dict]) -> None:
+        """Copy the events a read saw into the evidence (Kubernetes forgets them after an hour)."""
+        log = getattr(self, "_event_log", None)
+        if log is None:
+            return
+        now = self.now
+        for e in events:
+            key = (e["object"], e["reason"], e["first_seen"], e["count"])
+            if key in log:
+                continue
+            rec = {"type": "k8s_event", "t": now, "event_type": e["type"]}
+            rec.update(
+                {
+                    k: e[k]
+                    for k in ("object", "reason", "message", "count", "first_seen", "last_seen")
+                }
+            )
+            log[key] = rec
+            self._events_pending.append(rec)
 
     @staticmethod
     def _event(e: dict) -> dict:
@@ -370,24 +393,56 @@ class LiveReads(LiveClient):
         lines.sort(key=lambda x: (x[0], x[1]))
         return [line for _, _, line in lines[-limit:]] if limit > 0 else []
 
+    def _scaled(self, query: str) -> str:
+        """The query on Prometheus' clock (the identity unless the episode is time-compressed)."""
+        scale = getattr(self, "timescale", None)
+        if scale is None or scale.identity:
+            return query
+        try:
+            return compress_promql(query, scale)
+        except ValueError as e:
+            raise OperationError(str(e)) from None
+
+    def _unscale(self, result: Any) -> Any:
+        """Result timestamps back on the episode clock."""
+        scale = getattr(self, "timescale", None)
+        if scale is None or scale.identity or not isinstance(result, list):
+            return result
+        if len(result) == 2 and not isinstance(result[0], dict):
+            return [scale.from_prom(float(result[0])), result[1]]
+        out = []
+        for s in result:
+            s = dict(s)
+            if "value" in s:
+                s["value"] = [scale.from_prom(float(s["value"][0])), s["value"][1]]
+            if "values" in s:
+                s["values"] = [[scale.from_prom(float(ts)), v] for ts, v in s["values"]]
+            out.append(s)
+        return out
+
     def promql_instant(self, query: str, t: float) -> dict[str, Any]:
         """Prometheus' ``data`` object of an instant query at ``t``."""
-        result = self._prom(
-            lambda: self.prom.custom_query(query, params={"time": f"{float(t):.3f}"})
-        )
-        return {"resultType": _result_type(result, ranged=False), "result": result}
+        scale = getattr(self, "timescale", None)
+        at = scale.to_prom(t) if scale is not None else float(t)
+        q = self._scaled(query)
+        result = self._prom(lambda: self.prom.custom_query(q, params={"time": f"{at:.3f}"}))
+        return {"resultType": _result_type(result, ranged=False), "result": self._unscale(result)}
 
     def promql_range(self, query: str, start: float, end: float, step: float) -> dict[str, Any]:
         """Prometheus' ``data`` object of a range query (start and end at whole seconds)."""
+        scale = getattr(self, "timescale", None)
+        if scale is not None and not scale.identity:
+            start, end, step = scale.to_prom(start), scale.to_prom(end), scale.seconds(step)
+        q = self._scaled(query)
         result = self._prom(
             lambda: self.prom.custom_query_range(
-                query,
+                q,
                 start_time=_dt.datetime.fromtimestamp(start, tz=_dt.UTC),
                 end_time=_dt.datetime.fromtimestamp(end, tz=_dt.UTC),
                 step=f"{float(step):g}",
             )
         )
-        return {"resultType": "matrix", "result": result}
+        return {"resultType": "matrix", "result": self._unscale(result)}
 
     # ------------------------------------------------------------------ catalog, changes, entities
     def topology(self) -> dict[str, Any]:

@@ -29,6 +29,7 @@ EVENT_TYPES = frozenset(
         "forbidden",  # a blocked forbidden operation
         "usage",  # model calls / tokens / dollars reported with an action
         "model",  # a model exchange of an LLM agent (request, response or provider error)
+        "k8s_event",  # a Kubernetes event a live read saw (copied: the API forgets them in an hour)
     }
 )
 

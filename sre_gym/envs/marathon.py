@@ -15,6 +15,9 @@ from sre_gym.backends.sim import SimBackend
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs import APPS, RELEASE
 from sre_gym.clock import EPISODE_S, EPOCH, INVOCATION_S
+from sre_gym.envs.actions import parse_action
+from sre_gym.envs.live import live_backend, live_config
+from sre_gym.envs.live import noaction_entry as live_noaction
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
@@ -131,54 +134,6 @@ def custom_schedule(
     )
 
 
-def parse_action(action: Any) -> tuple[list[Any], str | None, dict | None, str | None]:
-    """(calls, notes, usage, error) from any action the agent sends."""
-    if isinstance(action, bytes | bytearray):
-        try:
-            action = action.decode("utf-8")
-        except UnicodeDecodeError:
-            return [], None, None, "the action is bytes that are not UTF-8 text"
-    if isinstance(action, str):
-        if len(action) > 1_000_000:
-            return (
-                [],
-                None,
-                None,
-                f"the action is {len(action)} characters long; the limit is 1000000",
-            )
-        try:
-            action = json.loads(action)
-        except (json.JSONDecodeError, RecursionError) as e:
-            return [], None, None, f"the action is not valid JSON: {str(e)[:200]}"
-    notes = usage = None
-    if isinstance(action, dict):
-        if "tool" in action:
-            action = [action]
-        else:
-            unknown = set(action) - {"calls", "notes", "usage"}
-            if unknown:
-                return (
-                    [],
-                    None,
-                    None,
-                    f"unexpected keys in action: {', '.join(sorted(str(k)[:32] for k in unknown))} (use calls, notes, usage)",
-                )
-            notes = action.get("notes")
-            usage = action.get("usage")
-            if notes is not None and not isinstance(notes, str):
-                return [], None, None, '"notes" must be a string'
-            if usage is not None and not isinstance(usage, dict):
-                return [], None, None, '"usage" must be an object'
-            action = action.get("calls", [])
-    if action is None:
-        return [], notes, usage, None
-    if isinstance(action, tuple | np.ndarray):
-        action = list(action)
-    if not isinstance(action, list):
-        return [], notes, usage, f"an action is a list of tool calls, got {type(action).__name__}"
-    return action, notes, usage, None
-
-
 class SREMarathonEnv(gym.Env):
     """
     ## Description
@@ -246,6 +201,9 @@ class SREMarathonEnv(gym.Env):
     real namespace shows with no fault behind them, plus load noise; "quiet", load noise only;
     "off"; or a dict of `sre_gym.orchestrator.open_world.NoiseProfile` fields; recorded in the
     manifest).
+    `backend` ("sim", the default; or "live": a real Kubernetes cluster and Prometheus, with
+    `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
+    `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
     telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;
@@ -294,7 +252,10 @@ class SREMarathonEnv(gym.Env):
         schedule: str | dict | ScheduleProfile | None = None,
         evaluation_key: str | None = None,
         noise: str | dict | NoiseProfile | None = None,
+        backend: str = "sim",
+        **live: Any,
     ) -> None:
+        self.live = live_config(backend, live)  # None: the simulator (envs/live.py)
         if app not in APPS:
             raise ValueError(f"unknown app {app!r}; known apps: {', '.join(APPS)}")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -316,7 +277,9 @@ class SREMarathonEnv(gym.Env):
             {
                 "time": spaces.Box(
                     low=EPOCH,
-                    high=EPOCH + WARMUP_S + self.schedule_profile.duration_s + 1200,
+                    high=EPOCH + WARMUP_S + self.schedule_profile.duration_s + 1200
+                    if self.live is None
+                    else 2**40,  # a live run's clock is the wall clock
                     shape=(),
                     dtype=np.int64,
                 ),
@@ -327,7 +290,7 @@ class SREMarathonEnv(gym.Env):
                 "notes": text(NOTES_CHARS),
             }
         )
-        self.backend: SimBackend | None = None
+        self.backend: Any = None
         self._open: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ gym API
@@ -344,15 +307,21 @@ class SREMarathonEnv(gym.Env):
         )
         prof = self.schedule_profile
         custom = custom_schedule(self.app, world, self.release, (options or {}).get("faults"), prof)
-        sched = custom if custom is not None else schedule(self.app, world, self.release, prof)
-        self.backend = b = SimBackend(
-            self.app,
-            world,
-            release=self.release,
-            scoring=self.scoring,
-            sched=sched,
-            noise=self.noise_profile,
-        )
+        if self.live is not None:
+            self.close()  # (a previous live episode's injections are reverted)
+            self.live_profile = prof
+            self.backend = b = live_backend(self, world, prof, custom)
+            prof = self.live_profile
+        else:
+            sched = custom if custom is not None else schedule(self.app, world, self.release, prof)
+            self.backend = b = SimBackend(
+                self.app,
+                world,
+                release=self.release,
+                scoring=self.scoring,
+                sched=sched,
+                noise=self.noise_profile,
+            )
         b.advance_to(b.episode_start)
         from sre_gym import __version__
 
@@ -381,6 +350,7 @@ class SREMarathonEnv(gym.Env):
                 "n_faults": len(b.schedule.faults),
                 "schedule": "custom" if custom is not None else "seeded",
                 "evaluation": self.evaluation,
+                **({"backend": "live", "noaction": None} if self.live is not None else {}),
             }
         )
         self._drain()
@@ -607,6 +577,8 @@ class SREMarathonEnv(gym.Env):
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
+        if self.backend is not None and hasattr(self.backend, "close"):
+            self.backend.close()  # a live backend reverts its injections
         self.backend = None
 
     # ------------------------------------------------------------------ helpers
@@ -620,7 +592,14 @@ class SREMarathonEnv(gym.Env):
     def _finish(self) -> None:
         """Attach the no-action counterfactual; a run without executed interventions is its own."""
         ev = self.evidence
-        if any(e["type"] == "intervention" for e in ev.events):
+        if self.live is not None and self.live.get("noaction_bundle"):
+            n = len(ev.arrays["entry"])
+            ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(
+                self.live, ev.manifest, n
+            )
+        elif self.live is not None and any(e["type"] == "intervention" for e in ev.events):
+            pass  # no recorded no-op run named: no counterfactual (the degradation ratio is None)
+        elif any(e["type"] == "intervention" for e in ev.events):
             ev.arrays["entry_noaction"] = noaction_entry(
                 self.release, self.app, self._world_seed, self.backend.schedule, self.noise_profile
             )

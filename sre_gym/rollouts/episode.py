@@ -117,12 +117,15 @@ def run_episode(
     schedule: Any = None,
     evaluation_key: str | None = None,
     agent_options: dict[str, Any] | None = None,
+    env_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
     ``profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
     ``schedule`` is the env's schedule profile; ``evaluation_key`` (default: the
     ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode; ``agent_options`` go to
-    ``make_agent`` (an LLM agent's model and endpoint)."""
+    ``make_agent`` (an LLM agent's model and endpoint); ``env_options`` go to ``gym.make`` (a live
+    cluster's ``backend``, ``kubeconfig``, ``prometheus_url``, ...; the record then says
+    ``backend: "live"``)."""
     import gymnasium as gym
 
     import sre_gym  # noqa: F401  (registers the env in this process, e.g. a Ray worker)
@@ -131,7 +134,12 @@ def run_episode(
 
     seed = int(seed)
     env = gym.make(
-        ENV_ID, app=app, bundle_dir=bundle_dir, schedule=schedule, evaluation_key=evaluation_key
+        ENV_ID,
+        app=app,
+        bundle_dir=bundle_dir,
+        schedule=schedule,
+        evaluation_key=evaluation_key,
+        **(env_options or {}),
     )
     try:
         evaluation = bool(env.unwrapped.evaluation)
@@ -149,5 +157,6 @@ def run_episode(
         "evaluation": evaluation,
         "scorecard": info["scorecard"],
         "return": total,
+        **({"backend": "live"} if (env_options or {}).get("backend") == "live" else {}),
         "bundle": info.get("bundle"),
     }

@@ -41,8 +41,9 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
     one-to-one matching); the reasons are read from the evidence (alerts, incidents,
     interventions, probe samples, challenges).
     """
-    from sre_gym.scoring import scorer as S
+    from sre_gym.scoring import rules
     from sre_gym.scoring.config import ScoringConfig
+    from sre_gym.scoring.scorer import score
 
     man = evidence.manifest
     cfg = ScoringConfig.from_dict(man["scoring"])
@@ -52,7 +53,7 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
     alerts = [e for e in events if e["type"] == "alert"]
     resolved = {e["id"]: float(e["t"]) for e in events if e["type"] == "alert_resolved"}
     injections = [e for e in events if e["type"] == "injection"]
-    incidents = S._incidents(events, float("inf"))
+    incidents = rules.incidents(events, float("inf"))
     by_id = {inc.id: inc for inc in incidents}
     interventions = [e for e in events if e["type"] == "intervention"]
     by_inc: dict[str, list[dict]] = {}
@@ -62,17 +63,14 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
     for e in events:
         if e["type"] == "challenge":
             challenges.setdefault(int(e["index"]), []).append(e)
-    matched = {int(d["index"]): d for d in S.score(evidence, per_fault=True)["faults"]}
+    matched = {int(d["index"]): d for d in score(evidence, per_fault=True)["faults"]}
     hold = cfg.repair_hold_s
     out = []
     for f in injections:
         start, end = float(f["start"]), float(f["end"])
-        scope = {S.norm(s) for s in (*f["affected"], *f["culprits"])}
+        scope = rules.scope(f["affected"], f["culprits"])
         attributable = [
-            a
-            for a in alerts
-            if start <= a["t"] <= end + cfg.attribution_grace_s
-            and scope.intersection(S.norm(x) for x in a["entities"])
+            a for a in alerts if rules.attributable(a, start, end, scope, cfg.attribution_grace_s)
         ]
         # the scorer's one-to-one matching decides the stages
         d = matched[int(f["index"])]
@@ -108,7 +106,7 @@ def fault_report(evidence: Any) -> list[dict[str, Any]]:
                     for a in alerts
                     if a["t"] < start
                     and resolved.get(a["id"], math.inf) > start
-                    and scope.intersection(S.norm(x) for x in a["entities"])
+                    and scope.intersection(rules.norm(x) for x in a["entities"])
                 ),
                 "others": [
                     g
@@ -169,7 +167,7 @@ def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
         )
     if not loc:
         inc = corr[0]
-        from sre_gym.scoring.scorer import names_fault
+        from sre_gym.scoring.rules import names_fault
 
         if inc.located_at >= end and names_fault(inc, f):
             return (

@@ -243,6 +243,7 @@ def rollout(
     schedule: Any = None,
     evaluation_key: str | None = None,
     agent_options: dict[str, Any] | None = None,
+    env_options: dict[str, Any] | None = None,
 ) -> RolloutResults:
     """Run ``agent`` on every (app, seed) and return the records (see the module docstring).
 
@@ -253,7 +254,11 @@ def rollout(
     ``evaluation_key`` (default: the ``SRE_GYM_EVALUATION_KEY`` environment variable) runs every
     episode in evaluation mode; keep one results file per key (the key is never written).
     ``agent_options`` go to ``make_agent`` with a baseline name (an LLM agent's model, endpoint
-    and prices; each worker builds its own client).
+    and prices; each worker builds its own client). ``env_options`` go to ``gym.make`` in every
+    worker: ``{"backend": "live", "kubeconfig": ..., "prometheus_url": ...}`` runs on a live
+    cluster, and ``resources={"cluster-a": 1}`` (with ``ray start --resources='{"cluster-a": 1}'``
+    on the machine that reaches it) pins each episode to that cluster, one at a time
+    (docs/live.md). Live and simulated records of one results file are kept apart.
     """
     from sre_gym.catalogs import RELEASE
     from sre_gym.envs.marathon import evaluation_key_from
@@ -271,14 +276,18 @@ def rollout(
     keys = [(a, s) for a in app_list for s in seed_list]
     store = open_store(out) if out is not None else None
     done: dict[tuple[str, int], dict[str, Any]] = {}
+    backend = str((env_options or {}).get("backend", "sim"))
     if store is not None:
         for rec in store.load():
             k = record_key(rec)
-            if k[0] == RELEASE and k[1] == name and k[4] == sched and k[5] == evaluation:
+            same = k[0] == RELEASE and k[1] == name and k[4] == sched and k[5] == evaluation
+            if same and rec.get("backend", "sim") == backend:
                 done[(k[2], k[3])] = rec
     todo = [k for k in keys if k not in done]
     bdir = None if bundle_dir is None else str(bundle_dir)
-    jobs = [(agent, app, seed, bdir, name, prof, key, agent_options) for app, seed in todo]
+    jobs = [
+        (agent, app, seed, bdir, name, prof, key, agent_options, env_options) for app, seed in todo
+    ]
     use_ray = wants_ray(workers, address, bool(cluster or resources or label_selector))
     bar = Progress(
         len(todo),

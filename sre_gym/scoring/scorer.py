@@ -18,14 +18,26 @@ of t, so per-step rewards (score differences) sum to the final score.
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.matching import max_weight_matching
+from sre_gym.scoring.rules import (
+    INFRA_MECHANISMS,
+    Incident,
+    acts_on,
+    artifact_matches,
+    attributable,
+    incidents,
+    names_fault,
+    norm,
+    scope,
+)
+
+__all__ = ["INFRA_MECHANISMS", "OUTCOMES", "artifact_matches", "names_fault", "norm", "score"]
 
 OUTCOMES = (
     "handled",
@@ -35,59 +47,8 @@ OUTCOMES = (
     "correlated_only",
     "missed",
 )
-INFRA_MECHANISMS = frozenset({"node_failure", "zone_outage"})
-_HEX = re.compile(r"^[0-9a-f]{7,40}$")
-
-
-def norm(s: object) -> str:
-    return str(s).strip().lower()
-
-
-def artifact_matches(reported: str | None, aliases: list[str], commit: str | None) -> bool:
-    if not reported:
-        return False
-    r = norm(reported)
-    if r in aliases:
-        return True
-    return bool(commit and _HEX.match(r) and commit.startswith(r))
-
-
-@dataclass
-class _Incident:
-    id: str
-    order: int
-    reported_at: float
-    alerts: dict[str, float] = field(default_factory=dict)  # alert id -> time it joined
-    culprits: frozenset[str] = frozenset()
-    artifact: str | None = None
-    located_at: float = 0.0  # time the final (culprits, artifact) pair was set
-    status: str = "open"
-
-
-def names_fault(inc: _Incident, f: dict) -> bool:
-    """The incident's final root causes are exactly f's culprits and its artifact one of f's aliases
-    (localization, before its deadline is checked)."""
-    return inc.culprits == frozenset(norm(c) for c in f["culprits"]) and artifact_matches(
-        inc.artifact, f["artifacts"], f.get("commit")
-    )
-
-
-def _incidents(events: list[dict], cutoff: float) -> list[_Incident]:
-    out: dict[str, _Incident] = {}
-    for e in events:
-        if e["type"] != "incident" or e["t"] >= cutoff:
-            continue
-        inc = out.get(e["id"])
-        if inc is None:
-            inc = out[e["id"]] = _Incident(e["id"], len(out), e["t"])
-        for a in e["alerts"]:
-            inc.alerts.setdefault(a, e["t"])
-        cul = frozenset(norm(c) for c in e["culprits"])
-        art = e.get("artifact")
-        if cul != inc.culprits or art != inc.artifact:
-            inc.culprits, inc.artifact, inc.located_at = cul, art, e["t"]
-        inc.status = e["status"]
-    return list(out.values())
+_Incident = Incident  # (the rules module's; kept for callers of the old private names)
+_incidents = incidents
 
 
 def _ceil_to(t: float, origin: float, step: float) -> float:
@@ -126,7 +87,7 @@ def score(
 
     faults = [e for e in ev if e["type"] == "injection" and e["t"] <= cut]
     alerts = {e["id"]: e for e in ev if e["type"] == "alert" and e["t"] <= cut}
-    incidents = _incidents(ev, cut)
+    reported = incidents(ev, cut)
     interventions = [e for e in ev if e["type"] == "intervention" and e["t"] < cut]
     forbidden = [e for e in ev if e["type"] == "forbidden" and e["t"] < cut]
     challenges: dict[int, list[dict]] = {}
@@ -138,21 +99,20 @@ def score(
     for x in interventions:
         by_inc.setdefault(x.get("incident_id") or "", []).append(x)
 
-    nf, ni = len(faults), len(incidents)
+    nf, ni = len(faults), len(reported)
     C = np.zeros((nf, ni), dtype=bool)
     C_t = np.full((nf, ni), np.inf)
     L = np.zeros((nf, ni), dtype=bool)
     R = np.zeros((nf, ni), dtype=bool)
     R_t = np.full((nf, ni), np.inf)
-    scopes = [set(norm(s) for s in (*f["affected"], *f["culprits"])) for f in faults]
+    scopes = [scope(f["affected"], f["culprits"]) for f in faults]
     for a, f in enumerate(faults):
-        lo, hi = f["start"], f["end"] + cfg.attribution_grace_s
-        for b, inc in enumerate(incidents):
+        for b, inc in enumerate(reported):
             for aid, joined in inc.alerts.items():
                 al = alerts.get(aid)
-                if al is None or not (lo <= al["t"] <= hi):
-                    continue
-                if scopes[a].intersection(norm(x) for x in al["entities"]):
+                if al is not None and attributable(
+                    al, f["start"], f["end"], scopes[a], cfg.attribution_grace_s
+                ):
                     C[a, b] = True
                     C_t[a, b] = min(C_t[a, b], max(joined, al["t"]))
             if not C[a, b]:
@@ -192,7 +152,7 @@ def score(
         if c:
             ttd.append(stage_time(C_t[a, b]))
         if loc:
-            ttl.append(stage_time(max(incidents[b].located_at, C_t[a, b])))
+            ttl.append(stage_time(max(reported[b].located_at, C_t[a, b])))
         if rep:
             ttr.append(stage_time(R_t[a, b]))
         if rep:
@@ -258,11 +218,11 @@ def score(
                 "probe_kind": (f.get("probe") or {}).get("kind"),
                 "start": float(f["start"]),
                 "end": float(f["end"]),
-                "incident": incidents[matched[a]].id if a in matched else None,
+                "incident": reported[matched[a]].id if a in matched else None,
                 "correlated_at": float(C_t[a, matched[a]])
                 if a in matched and C[a, matched[a]]
                 else None,
-                "localized_at": float(max(incidents[matched[a]].located_at, C_t[a, matched[a]]))
+                "localized_at": float(max(reported[matched[a]].located_at, C_t[a, matched[a]]))
                 if a in matched and L[a, matched[a]]
                 else None,
                 "repaired_at": float(R_t[a, matched[a]])
@@ -308,13 +268,10 @@ def _justified(
     for a, f in enumerate(faults):
         if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scopes[a], f):
             continue
-        lo, hi = f["start"], f["end"] + cfg.attribution_grace_s
         for aid in held:
             al = alerts.get(aid)
-            if (
-                al is not None
-                and lo <= al["t"] <= hi
-                and scopes[a].intersection(norm(e) for e in al["entities"])
+            if al is not None and attributable(
+                al, f["start"], f["end"], scopes[a], cfg.attribution_grace_s
             ):
                 return True
     return False
@@ -326,8 +283,7 @@ def _median(xs: list[float]) -> float | None:
 
 def _fits(x: dict, scope: set[str], f: dict) -> bool:
     """Does an intervention act on the fault: its workload is in scope, or it removes an artifact."""
-    tgt = x.get("target")
-    return (tgt is not None and norm(tgt) in scope) or norm(x.get("object", "")) in f["artifacts"]
+    return acts_on(x.get("target"), x.get("object", ""), scope, f["artifacts"])
 
 
 def _acted(faults: list[dict], interventions: list[dict], scopes: list[set[str]]) -> list[bool]:

@@ -1,8 +1,8 @@
-"""Lint profiles: the checks of the build pipeline's ``lint`` stage, one profile per file type.
+"""Linters: the checks of the build pipeline's ``lint`` stage, one linter per file type.
 
-``lint_file`` checks a file with the profile of its type (``profile_of``): a parser for Python, JSON,
+``lint_file`` checks a file with the linter of its type (``linter_of``): a parser for Python, JSON,
 YAML, XML and TOML, a bracket-and-literal lexer for the brace languages, and for every type the two
-common checks (no merge-conflict markers, a final newline). ``PROFILES`` names them all.
+common checks (no merge-conflict markers, a final newline). ``LINTERS`` names them all.
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ def _lint_toml(path: str, text: str) -> list[LintIssue]:
     return []
 
 
-PROFILES: dict[str, str] = {
+LINTERS: dict[str, str] = {
     "python": "ast.parse: any Python syntax error",
     "json": "json.loads: any JSON syntax error",
     "yaml": "yaml.safe_load_all: any YAML syntax error (all documents of the file)",
@@ -361,8 +361,8 @@ _EXT: dict[str, str] = {
 }
 
 
-def profile_of(path: str) -> str:
-    """The lint profile that checks ``path`` (by file type; nginx for ``*.conf`` and ``*.conf.template``)."""
+def linter_of(path: str) -> str:
+    """The linter that checks ``path`` (by file type; nginx for ``*.conf`` and ``*.conf.template``)."""
     name = PurePosixPath(path).name
     if name.endswith(".conf.template") or name == "nginx.conf":
         return "nginx"
@@ -370,10 +370,10 @@ def profile_of(path: str) -> str:
 
 
 def lint_file(path: str, text: str) -> list[LintIssue]:
-    """Lint one file with the profile of its type. Every profile also rejects merge-conflict markers
+    """Lint one file with the linter of its type. Every linter also rejects merge-conflict markers
     and a missing final newline.
 
-    What each profile catches:
+    What each linter catches:
 
     - ``python``: any syntax error (``ast.parse``), e.g. bad indentation, an unclosed bracket.
     - ``json`` / ``yaml`` / ``xml`` / ``toml``: any parse error of the format (``json.loads``,
@@ -387,12 +387,12 @@ def lint_file(path: str, text: str) -> list[LintIssue]:
       C# verbatim strings, C++ raw strings, Rust lifetimes versus char literals).
     - ``text`` (anything else): only the two common checks.
 
-    Limits: these are not compilers. Brace profiles do not see type errors, undefined names, a
+    Limits: these are not compilers. Brace linters do not see type errors, undefined names, a
     missing semicolon or a wrong keyword; Ruby ``do/end`` blocks, ``%w[]`` literals and heredocs,
     JS regex literals containing unbalanced brackets and JSX text with apostrophes are not modelled
     (the shipped trees avoid them).
     """
-    prof = profile_of(path)
+    kind = linter_of(path)
     issues: list[LintIssue] = []
     for m in _CONFLICT_RE.finditer(text):
         ln = text.count("\n", 0, m.start()) + 1
@@ -401,18 +401,18 @@ def lint_file(path: str, text: str) -> list[LintIssue]:
         issues.append(LintIssue(path, text.count("\n") + 1, 1, "no newline at end of file"))
     if issues:
         return issues
-    if prof == "python":
+    if kind == "python":
         return _lint_python(path, text)
-    if prof == "json":
+    if kind == "json":
         return _lint_json(path, text)
-    if prof == "yaml":
+    if kind == "yaml":
         return _lint_yaml(path, text)
-    if prof == "xml":
+    if kind == "xml":
         return _lint_xml(path, text)
-    if prof == "toml":
+    if kind == "toml":
         return _lint_toml(path, text)
-    if prof in SYNTAX:
-        return _brackets(path, text, SYNTAX[prof])
+    if kind in SYNTAX:
+        return _brackets(path, text, SYNTAX[kind])
     return []
 
 

@@ -5,7 +5,7 @@ source tree (``source_trees``); the agent repairs by submitting a diff that goes
 
 ``apply``       the unified diff is parsed and applied with context verification (``diffs``;
                 ``PatchError`` names the file and the hunk that does not apply, and where);
-``lint``        each changed file is checked by the lint profile of its file type (``lint.lint_file``);
+``lint``        each changed file is checked by the linter of its file type (``lint.lint_file``);
 ``unit-tests``  every unit-test predicate of the service must hold on the patched tree;
 ``build``       the image is tagged with the commit: ``<repository>:<sha[:12]>``.
 

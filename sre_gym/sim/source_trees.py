@@ -2,7 +2,7 @@
 
 Every serving service of an app has a small source tree in ``sre_gym/catalogs/source/<app>/<service>/``
 (the files its defects touch, its config, a unit-test file and its Kubernetes manifest under
-``kubernetes/<service>.yaml``) and a ``meta.yaml`` (language, lint profile, base image, the unit-test
+``kubernetes/<service>.yaml``) and a ``meta.yaml`` (language, linter, base image, the unit-test
 predicates and the commit history). Trees load lazily and are cached per process; trees are plain
 ``dict`` snapshots that are never mutated after creation.
 
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sre_gym.catalogs import catalog_dir
 from sre_gym.catalogs.schema import FixPredicate, manifest_path
-from sre_gym.sim.lint import PROFILES
+from sre_gym.sim.lint import LINTERS
 
 Tree = Mapping[str, str]  # repository-relative path -> file text
 
@@ -60,9 +60,7 @@ class Commit(_Strict):
 class ServiceMeta(_Strict):
     service: str
     language: str
-    lint: str = Field(
-        description="the service's main lint profile (files are linted by their type)"
-    )
+    lint: str = Field(description="the service's main linter (files are linted by their type)")
     image: str = Field(description="the base image the tree is built into")
     tests: list[UnitTest] = Field(default_factory=list)
     history: list[Commit] = Field(default_factory=list)
@@ -102,8 +100,8 @@ def service_meta(app: str, service: str) -> ServiceMeta:
         raise PipelineError(f"{path}: {e}") from e
     if meta.service != service:
         raise PipelineError(f"{path}: meta names service {meta.service!r}, expected {service!r}")
-    if meta.lint not in PROFILES:
-        raise PipelineError(f"{path}: unknown lint profile {meta.lint!r}")
+    if meta.lint not in LINTERS:
+        raise PipelineError(f"{path}: unknown linter {meta.lint!r}")
     return meta
 
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from sre_gym.bundle.evidence import Evidence
-from sre_gym.scoring.scorer import norm
+from sre_gym.scoring.rules import norm
 
 # Faults whose responsible artifact no agent action removes (a node that stopped reporting): the
 # honest repair moves the workloads away, so "artifact gone" cannot be asked of them.

@@ -78,8 +78,12 @@ class FakeCluster:
         *,
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
+        world: bool = False,
+        chaos_mesh: bool = False,
     ) -> None:
-        self.kube = FakeKubernetes(app, clock=clock, replicas=replicas)
+        self.kube = FakeKubernetes(
+            app, clock=clock, replicas=replicas, world=world, chaos_mesh=chaos_mesh
+        )
         self.prom = FakePrometheus()
 
     def start(self) -> FakeCluster:
@@ -97,10 +101,14 @@ class FakeCluster:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def api_client(self) -> Any:
-        """A real ``kubernetes.client.ApiClient`` pointed at the fake API server (needs the extra)."""
+    def api_client(self, token: str | None = None) -> Any:
+        """A real ``kubernetes.client.ApiClient`` pointed at the fake API server (needs the extra),
+        sending ``token`` as its bearer token when given (see ``FakeKubernetes.add_identity``)."""
         from kubernetes import client
 
         cfg = client.Configuration()
         cfg.host = self.kube.url
+        if token is not None:
+            cfg.api_key = {"BearerToken": token}
+            cfg.api_key_prefix = {"BearerToken": "Bearer"}
         return client.ApiClient(cfg)

@@ -63,6 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command == "POST" and ctype == "application/x-www-form-urlencoded":
             form = parse_qs(body.decode(), keep_blank_values=True)
             params.update({k: v[-1] for k, v in form.items()})
+        self.owner.local.auth = self.headers.get("Authorization") or ""
         try:
             status, out_type, payload = self.owner.handle(
                 self.command, unquote(url.path), params, ctype, body
@@ -85,6 +86,7 @@ class _Server:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.lock = threading.RLock()
+        self.local = threading.local()  # per request thread: ``auth``, its Authorization header
         # the server's clock for the Date header of every answer (None: the wall clock)
         self.server_time: Callable[[], float] | None = None
 

@@ -16,7 +16,13 @@ from typing import Any
 
 from sre_gym.clock import rfc3339
 from sre_gym.testing.fake_http import Response, _json, _status
-from sre_gym.testing.fake_kube_store import API_VERSION, CLUSTER_SCOPED, RESOURCES, KubeStore
+from sre_gym.testing.fake_kube_store import (
+    API_VERSION,
+    CHAOS_GROUP,
+    CLUSTER_SCOPED,
+    RESOURCES,
+    KubeStore,
+)
 from sre_gym.testing.fake_patches import PatchError, json_patch, merge_patch
 
 ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
@@ -50,6 +56,8 @@ class KubeRoutes(KubeStore):
         self, method: str, path: str, params: dict[str, str], ctype: str, body: bytes
     ) -> Response:
         with self.lock:
+            if self.world is not None:
+                self.world.sync()
             self.requests.append((method, path))
             payload: Any = None
             if body:
@@ -61,12 +69,21 @@ class KubeRoutes(KubeStore):
                 self.mutations.append(
                     {"method": method, "path": path, "content_type": ctype, "body": payload}
                 )
+            denied = self._rbac(method, path)
+            if denied is not None:
+                return denied
             for i, (m, frag, code, reason, message) in enumerate(self._refusals):
                 if m == method and frag in path:
                     del self._refusals[i]
                     return _status(code, reason, message)
             if path.rstrip("/") == "/version" and method == "GET":
                 return _json(200, dict(self.version))
+            if path.rstrip("/") == "/apis" and method == "GET":
+                return _json(200, self._groups())
+            if path.startswith(CHAOS_GROUP) and not self.chaos_mesh:
+                return _status(
+                    404, "NotFound", f"the server could not find the requested resource ({path})"
+                )
             if path == ACCESS_REVIEWS:
                 return self._access_review(method, payload)
             route = self._route(path)
@@ -81,9 +98,59 @@ class KubeRoutes(KubeStore):
                 return self._patch(kind, ns, name, sub, ctype, payload)
             if method == "DELETE" and name is not None and sub is None:
                 return self._delete(kind, ns, name)
+            if method == "POST" and name is None:
+                return self._create(kind, ns, payload)
+            if method == "PUT" and name is not None and sub is None:
+                return self._replace(kind, ns, name, payload)
             return _status(
                 405, "MethodNotAllowed", f"{method} is not supported on {path} by the fake"
             )
+
+    def _groups(self) -> dict[str, Any]:
+        """``GET /apis``: the API groups served (Chaos Mesh's only with ``chaos_mesh``)."""
+        names = [v for k, v in API_VERSION.items() if k.startswith("/apis/")]
+        if not self.chaos_mesh:
+            names = [n for n in names if not n.startswith("chaos-mesh.org/")]
+        groups = []
+        for gv in names:
+            g, v = gv.split("/")
+            ver = {"groupVersion": gv, "version": v}
+            groups.append({"name": g, "versions": [ver], "preferredVersion": ver})
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+    def _rbac(self, method: str, path: str) -> Response | None:
+        """A 403 when the request's bearer token names an identity of ``identities`` whose RBAC
+        rules do not allow it (requests without a known token are not checked)."""
+        auth = getattr(self.local, "auth", "") or ""
+        token = auth.removeprefix("Bearer ").strip()
+        ident = self.identities.get(token)
+        if ident is None:
+            return None
+        user, rules = ident
+        route = self._route(path)
+        if route is None:
+            return None
+        kind, ns, name, sub = route
+        from sre_gym.backends.live_rbac import allows
+
+        verb = {"PATCH": "patch", "POST": "create", "PUT": "update", "DELETE": "delete"}.get(
+            method, "get" if name is not None else "list"
+        )
+        resource = kind + (f"/{sub}" if sub else "")
+        group = RESOURCES[kind][0]
+        group = "" if group == "/api/v1" else group.split("/")[2]
+        if allows(rules, verb, resource, group):
+            return None
+        where = f' in the namespace "{ns}"' if ns else " at the cluster scope"
+        target = f'{kind} "{name}"' if name else kind
+        return _status(
+            403,
+            "Forbidden",
+            f'{target} is forbidden: User "{user}" cannot {verb} resource "{resource}" in API '
+            f'group "{group}"{where}',
+            kind=kind,
+            name=name or "",
+        )
 
     def _access_review(self, method: str, payload: Any) -> Response:
         """A SelfSubjectAccessReview, answered by ``policy(verb, resource)`` (``resource`` names a
@@ -268,6 +335,40 @@ class KubeRoutes(KubeStore):
         if kind == "deployments":
             self._reconcile(work)  # a no-op unless the pod template changed
         return _json(200, work)
+
+    def _create(self, kind: str, ns: str, payload: Any) -> Response:
+        if not isinstance(payload, dict) or not (payload.get("metadata") or {}).get("name"):
+            return _status(422, "Invalid", f"{kind}: metadata.name: Required value")
+        name = payload["metadata"]["name"]
+        if (ns, name) in self.objects[kind]:
+            return _status(409, "AlreadyExists", f'{kind} "{name}" already exists', name=name)
+        obj = copy.deepcopy(payload)
+        if ns:
+            obj["metadata"]["namespace"] = ns
+        return _json(201, self.add(kind, obj))
+
+    def _replace(self, kind: str, ns: str, name: str, payload: Any) -> Response:
+        """PUT: optimistic concurrency on ``metadata.resourceVersion`` (409 when stale)."""
+        old = self.objects[kind].get((ns, name))
+        if old is None:
+            return self._not_found(kind, name)
+        if not isinstance(payload, dict):
+            return _status(400, "BadRequest", "the request body is not an object")
+        rv = (payload.get("metadata") or {}).get("resourceVersion")
+        if rv and rv != old["metadata"].get("resourceVersion"):
+            return _status(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on {kind} "{name}": the object has been modified; '
+                "please apply your changes to the latest version and try again",
+            )
+        obj = copy.deepcopy(payload)
+        obj["metadata"] = {**old["metadata"], **(obj.get("metadata") or {})}
+        self.objects[kind][(ns, name)] = obj
+        self._touch(obj)
+        if kind == "deployments":
+            self._reconcile(obj)
+        return _json(200, obj)
 
     def _touch(self, obj: dict) -> None:
         self._rv += 1

@@ -35,12 +35,17 @@ RESOURCES: dict[str, tuple[str, str]] = {
     "deployments": ("/apis/apps/v1", "Deployment"),
     "replicasets": ("/apis/apps/v1", "ReplicaSet"),
     "networkpolicies": ("/apis/networking.k8s.io/v1", "NetworkPolicy"),
+    # Chaos Mesh's CRDs, served only by a fake made with chaos_mesh=True
+    "stresschaos": ("/apis/chaos-mesh.org/v1alpha1", "StressChaos"),
+    "networkchaos": ("/apis/chaos-mesh.org/v1alpha1", "NetworkChaos"),
 }
+CHAOS_GROUP = "/apis/chaos-mesh.org/v1alpha1"
 CLUSTER_SCOPED = frozenset({"namespaces", "nodes"})
 API_VERSION = {
     "/api/v1": "v1",
     "/apis/apps/v1": "apps/v1",
     "/apis/networking.k8s.io/v1": "networking.k8s.io/v1",
+    "/apis/chaos-mesh.org/v1alpha1": "chaos-mesh.org/v1alpha1",
 }
 # what GET /version answers (the fields the kubernetes client's VersionInfo requires)
 VERSION = {
@@ -92,8 +97,11 @@ class KubeStore(_Server):
         namespace: str | None = None,
         clock: Callable[[], float] | None = None,
         replicas: int | None = None,
+        world: bool = False,
+        chaos_mesh: bool = False,
     ) -> None:
         super().__init__()
+        self.chaos_mesh = chaos_mesh
         self.clock = clock or (lambda: float(EPOCH))
         self.app = load_app(app)
         self.namespace = namespace or self.app.namespace
@@ -106,8 +114,17 @@ class KubeStore(_Server):
         # SelfSubjectAccessReviews: policy(verb, resource) -> allowed; each review's attributes
         self.policy: Callable[[str, str], bool] = default_policy
         self.access_reviews: list[dict[str, Any]] = []
+        # a static RBAC table: bearer token -> (user name, RBAC rules); requests carrying a known
+        # token are authorized against its rules (403 otherwise); see ``add_identity``
+        self.identities: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         self.version: dict[str, str] = dict(VERSION)
         self._seed(replicas)
+        # with ``world``, a controller, kubelet and traffic model run on every read (fake_world.py)
+        self.world: Any = None
+        if world:
+            from sre_gym.testing.fake_world import FakeWorld
+
+            self.world = FakeWorld(self)
 
     # ------------------------------------------------------------------ the test-facing API
     def add(self, kind: str, obj: dict) -> dict:
@@ -184,6 +201,11 @@ class KubeStore(_Server):
                 dep["metadata"].setdefault("annotations", {})[CHANGE_CAUSE] = cause
             self._reconcile(dep)
             return copy.deepcopy(dep)
+
+    def add_identity(self, token: str, user: str, rules: list[dict[str, Any]]) -> None:
+        """Authorize requests bearing ``token`` as ``user`` with these RBAC rules."""
+        with self.lock:
+            self.identities[token] = (user, [dict(r) for r in rules])
 
     def refuse(
         self,
@@ -321,6 +343,22 @@ class KubeStore(_Server):
                 "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\n...\n"},
             },
         )
+        if self.app.flag_configmap:  # the OpenTelemetry demo's flag file, every flag at its default
+            flags = {
+                f.name: {
+                    "state": "ENABLED",
+                    "variants": {k: v for k, v in f.variants.items()},
+                    "defaultVariant": f.default,
+                }
+                for f in self.app.flags
+            }
+            self.add(
+                "configmaps",
+                {
+                    "metadata": {"name": self.app.flag_configmap},
+                    "data": {"demo.flagd.json": json.dumps({"flags": flags}, indent=2)},
+                },
+            )
         self.add(
             "secrets",
             {

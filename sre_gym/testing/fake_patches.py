@@ -1,88 +1,77 @@
-"""The patches of the fake Kubernetes API: JSON merge / strategic-merge patches and JSON patches.
+"""The patches of the fake Kubernetes API: JSON patches, JSON merge patches, strategic-merge patches.
 
-``merge_patch`` applies RFC 7386 (or, with ``strategic``, a simple strategic merge: lists of named
-objects merge by ``name``), ``json_patch`` applies RFC 6902 (add, replace, remove, test) and raises
-``PatchError`` on a bad path or a failed test.
+``json_patch`` applies RFC 6902 with the ``jsonpatch`` package and ``merge_patch`` (not strategic)
+RFC 7386 with ``json-merge-patch``; either raises ``PatchError`` on a bad patch. A strategic-merge
+patch is Kubernetes' own format, with no library outside Go: ``merge_patch(..., strategic=True)``
+merges lists of named objects item by item on ``name`` (containers, env, ports, volumes) and honours
+the ``$patch: delete`` directive on such an item (what ``kubectl set env X-`` sends); other lists
+are replaced, ``null`` deletes a key.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
 
-
-def merge_patch(dst: dict, patch: dict, *, strategic: bool) -> dict:
-    """Apply a JSON merge patch (RFC 7386) or, with ``strategic``, a simple strategic-merge patch:
-    ``null`` deletes a key, objects merge recursively, and lists of objects that all carry a ``name``
-    merge item by item on it (containers, env); ``$``-directives are ignored."""
-    for k, v in patch.items():
-        if k.startswith("$"):
-            continue
-        if v is None:
-            dst.pop(k, None)
-        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
-            merge_patch(dst[k], v, strategic=strategic)
-        elif (
-            strategic
-            and isinstance(v, list)
-            and isinstance(dst.get(k), list)
-            and all(isinstance(x, dict) and "name" in x for x in [*v, *dst[k]])
-        ):
-            by_name = {x["name"]: x for x in dst[k]}
-            for item in v:
-                if item["name"] in by_name:
-                    merge_patch(by_name[item["name"]], item, strategic=True)
-                else:
-                    new = merge_patch({}, item, strategic=True)
-                    dst[k].append(new)
-                    by_name[new["name"]] = new
-        elif isinstance(v, dict):
-            dst[k] = merge_patch({}, v, strategic=strategic)
-        else:
-            dst[k] = copy.deepcopy(v)
-    return dst
+import json_merge_patch
+import jsonpatch
 
 
 class PatchError(ValueError):
     pass
 
 
-def _pointer(path: str) -> list[str]:
-    if not path.startswith("/"):
-        raise PatchError(f"invalid JSON pointer {path!r}")
-    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+def _strategic(dst: dict, patch: dict) -> dict:
+    for k, v in patch.items():
+        if k.startswith("$"):
+            continue
+        if v is None:
+            dst.pop(k, None)
+        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _strategic(dst[k], v)
+        elif (
+            isinstance(v, list)
+            and isinstance(dst.get(k), list)
+            and all(isinstance(x, dict) and "name" in x for x in [*v, *dst[k]])
+        ):
+            by_name = {x["name"]: x for x in dst[k]}
+            for item in v:
+                old = by_name.get(item["name"])
+                if item.get("$patch") == "delete":
+                    if old is not None:
+                        dst[k].remove(old)
+                        del by_name[item["name"]]
+                elif old is not None:
+                    _strategic(old, item)
+                else:
+                    new = _strategic({}, item)
+                    dst[k].append(new)
+                    by_name[new["name"]] = new
+        elif isinstance(v, dict):
+            dst[k] = _strategic({}, v)
+        else:
+            dst[k] = copy.deepcopy(v)
+    return dst
+
+
+def merge_patch(dst: dict, patch: dict, *, strategic: bool) -> dict:
+    """Apply a strategic-merge patch (``strategic``) or an RFC 7386 merge patch to ``dst``, in
+    place; returns ``dst``."""
+    if strategic:
+        return _strategic(dst, patch)
+    merged = json_merge_patch.merge(copy.deepcopy(dst), copy.deepcopy(patch))
+    dst.clear()
+    dst.update(merged)
+    return dst
 
 
 def json_patch(doc: dict, ops: list) -> dict:
-    """Apply a JSON patch (RFC 6902: add, replace, remove, test) to ``doc`` in place."""
-    for op in ops:
-        parts = _pointer(op["path"])
-        parent: Any = doc
-        for p in parts[:-1]:
-            parent = parent[int(p)] if isinstance(parent, list) else parent.get(p)
-            if parent is None:
-                raise PatchError(f"path {op['path']!r} does not exist")
-        last = parts[-1]
-        kind = op["op"]
-        if isinstance(parent, list):
-            i = len(parent) if last == "-" else int(last)
-            if kind == "add":
-                parent.insert(i, copy.deepcopy(op["value"]))
-            elif kind == "replace":
-                parent[i] = copy.deepcopy(op["value"])
-            elif kind == "remove":
-                del parent[i]
-            elif kind == "test" and parent[i] != op["value"]:
-                raise PatchError(f"test failed at {op['path']!r}")
-            continue
-        if kind in ("replace", "remove", "test") and last not in parent:
-            raise PatchError(f"path {op['path']!r} does not exist")
-        if kind in ("add", "replace"):
-            parent[last] = copy.deepcopy(op["value"])
-        elif kind == "remove":
-            del parent[last]
-        elif kind == "test" and parent[last] != op["value"]:
-            raise PatchError(f"test failed at {op['path']!r}")
-        elif kind not in ("add", "replace", "remove", "test"):
-            raise PatchError(f"unsupported JSON patch op {kind!r}")
+    """Apply a JSON patch (RFC 6902) to ``doc`` in place; returns ``doc``."""
+    try:
+        out = jsonpatch.apply_patch(doc, ops, in_place=False)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as e:
+        raise PatchError(str(e)) from None
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise PatchError(f"invalid JSON patch: {e}") from None
+    doc.clear()
+    doc.update(out)
     return doc

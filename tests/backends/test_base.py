@@ -87,9 +87,8 @@ def test_a_sim_backend_instance_passes_every_isinstance_check(sim):
 
 
 # ---------------------------------------------------------------------------------------- live
-LIVE_LACKS = set(
-    CAPABILITIES
-)  # no source, pipeline, traces, flag owners, orchestrator, ground truth
+# no source, pipeline, traces, flag owners or ground truth; its fault driver follows interventions
+LIVE_LACKS = set(CAPABILITIES) - {OrchestratedBackend}
 
 
 def _live_class():
@@ -100,12 +99,14 @@ def _live_class():
     return LiveBackend
 
 
-def test_live_backend_implements_the_protocol_and_lacks_the_capabilities():
+def test_live_backend_implements_the_protocol_and_follows_interventions_only():
     live = _live_class()
     assert Backend in live.__mro__  # declared (issubclass refuses protocols with attributes)
     assert unimplemented(live, Backend) == set()
+    assert OrchestratedBackend in live.__mro__  # its fault driver follows repairs
     for proto in CAPABILITIES:
-        assert unimplemented(live, proto) == members(proto), proto.__name__
+        want = set() if proto is OrchestratedBackend else members(proto)
+        assert unimplemented(live, proto) == want, proto.__name__
 
 
 @pytest.fixture

@@ -221,3 +221,55 @@ def test_the_cli_prints_the_manifest(capsys, tmp_path):
     out = tmp_path / "rbac.yaml"
     assert main(["live", "rbac", "-o", str(out)]) == 0
     assert out.read_text() == render(NS)
+
+
+# ------------------------------------------------------------------ the fault injector's identity
+def injector_calls() -> set[tuple[str, str]]:
+    """(API attribute, method) of every client call in live_faults.py and live_chaos.py
+    (``drv.<api>.<m>`` and ``self.<api>.<m>``)."""
+    from sre_gym.backends import live_chaos, live_faults
+
+    apis = {"core", "apps", "net", "custom"}
+    calls = set()
+    trees = [ast.parse(Path(m.__file__).read_text()) for m in (live_faults, live_chaos)]
+    for node in (n for tree in trees for n in ast.walk(tree)):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in apis
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id in ("self", "drv")
+        ):
+            calls.add((node.value.attr, node.attr))
+    # reads through the shared client plumbing (LiveClient._deployment)
+    calls.add(("apps", "read_namespaced_deployment"))
+    return calls
+
+
+def test_the_injector_s_permissions_are_exactly_its_requests():
+    from sre_gym.backends.live_rbac import INJECTOR_PERMISSIONS
+
+    cls = {"core": k8s.CoreV1Api, "apps": k8s.AppsV1Api, "net": k8s.NetworkingV1Api}
+    need = {}
+    for a, m in sorted(injector_calls()):
+        if a == "custom":  # one generic path: a permission per Chaos Mesh kind it is used on
+            verb, _, _, ns = permission_of(*request_of(k8s.CustomObjectsApi, m))
+            for plural in ("stresschaos", "networkchaos"):
+                need[(verb, "chaos-mesh.org", plural, ns)] = m
+        else:
+            need[permission_of(*request_of(cls[a], m))] = m
+    have = {(p.verb, p.group, p.resource, p.namespaced): p.used_by for p in INJECTOR_PERMISSIONS}
+    assert have == need
+    assert ("patch", "", "nodes", False) in have  # node outages
+    assert not any(p.resource == "secrets" for p in INJECTOR_PERMISSIONS)
+
+
+def test_sre_gym_live_rbac_injector_prints_the_injector_s_identity(capsys):
+    assert main(["live", "rbac", "--injector"]) == 0
+    ds = [d for d in yaml.safe_load_all(capsys.readouterr().out) if d]
+    kinds = [d["kind"] for d in ds]
+    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]
+    assert ds[0]["metadata"]["name"] == "sre-gym-injector"
+    cluster = ds[3]["rules"]
+    assert allows(cluster, "patch", "nodes") and not allows(cluster, "delete", "nodes")
+    assert not allows(ds[1]["rules"], "get", "secrets")

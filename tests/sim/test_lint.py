@@ -1,10 +1,10 @@
-"""Lint profiles (sre_gym/sim/lint.py): one per file type, plus the common checks."""
+"""Linters (sre_gym/sim/lint.py): one per file type, plus the common checks."""
 
 from __future__ import annotations
 
 import pytest
 
-from sre_gym.sim.lint import lint_file, lint_tree, profile_of
+from sre_gym.sim.lint import lint_file, lint_tree, linter_of
 from sre_gym.sim.source_trees import apps_with_sources, base_tree, services_with_trees
 
 
@@ -85,7 +85,7 @@ from sre_gym.sim.source_trees import apps_with_sources, base_tree, services_with
         ),
     ],
 )
-def test_lint_profiles(path, good, bad, message):
+def test_linters(path, good, bad, message):
     assert lint_file(path, good) == [], lint_file(path, good)
     issues = lint_file(path, bad)
     assert issues and message in issues[0].message, issues
@@ -99,8 +99,8 @@ def test_lint_common_checks_and_positions():
     assert lint_file("notes.txt", "free text with ( unbalanced [ brackets\n") == []
     (issue,) = lint_file("x.go", "func f() {\n\tg(1]\n}\n")
     assert str(issue) == "x.go:2:5: ']' does not close '(' opened at line 2 col 3 (expected ')')"
-    assert profile_of("src/image-provider/nginx.conf.template") == "nginx"
-    assert profile_of("src/cart/src/cart.csproj") == "xml"
+    assert linter_of("src/image-provider/nginx.conf.template") == "nginx"
+    assert linter_of("src/cart/src/cart.csproj") == "xml"
 
 
 def test_every_base_tree_of_the_lint_corpus_is_clean():

@@ -51,8 +51,10 @@ def test_unknown_objects_and_paths_are_kubernetes_not_found_answers(kube):
     assert out["message"] == 'pods "ghost" not found'
     for path in (f"/api/v1/namespaces/{NS}/nodes", f"/api/v1/namespaces/{NS}/deployments", "/x"):
         assert call(kube, "GET", path)[0] == 404, path
-    status, out = call(kube, "POST", PODS, ctype="application/json", body={})
+    status, out = call(kube, "PUT", PODS, ctype="application/json", body={})
     assert status == 405 and out["reason"] == "MethodNotAllowed"
+    status, out = call(kube, "POST", PODS, ctype="application/json", body={})
+    assert status == 422 and "metadata.name" in out["message"]
     assert call(kube, "PATCH", f"{DEPS}/frontend", ctype="application/json", body=b"{")[0] == 400
 
 
@@ -67,7 +69,7 @@ def test_patches_by_content_type_and_invalid_ones_change_nothing(kube):
         ctype="application/json-patch+json",
         body=[{"op": "test", "path": "/spec/replicas", "value": 9}],
     )
-    assert status == 422 and "test failed" in out["message"]
+    assert status == 422 and "is not equal to tested value 9" in out["message"]
     assert kube.get("deployments", "frontend") == before
     assert [m["content_type"] for m in kube.mutations] == [
         "application/yaml",
@@ -201,3 +203,49 @@ def test_version_answers_what_the_client_needs(kube):
     kube.version["gitVersion"] = "v1.30.2"
     assert call(kube, "GET", "/version")[1]["gitVersion"] == "v1.30.2"
     assert call(kube, "POST", "/version", ctype="application/json", body={})[0] == 404
+
+
+def test_a_static_rbac_table_authorizes_requests_by_bearer_token():
+    pytest.importorskip("kubernetes", reason="needs the live extra")
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    from sre_gym.backends.live_rbac import injector_manifest, manifest
+    from sre_gym.testing.fake_cluster import FakeCluster
+
+    with FakeCluster("online-boutique") as fc:
+        agent_rules = [
+            r for d in manifest(NS) if d["kind"] in ("Role", "ClusterRole") for r in d["rules"]
+        ]
+        inj_rules = [
+            r
+            for d in injector_manifest(NS)
+            if d["kind"] in ("Role", "ClusterRole")
+            for r in d["rules"]
+        ]
+        fc.kube.add_identity(
+            "agent-token", "system:serviceaccount:online-boutique:sre-gym-agent", agent_rules
+        )
+        fc.kube.add_identity(
+            "injector-token", "system:serviceaccount:online-boutique:sre-gym-injector", inj_rules
+        )
+        agent = client.CoreV1Api(fc.api_client("agent-token"))
+        injector = client.CoreV1Api(fc.api_client("injector-token"))
+        assert agent.list_namespaced_pod(NS).items  # allowed
+        with pytest.raises(ApiException) as e:
+            agent.read_namespaced_secret("db-password", NS)
+        assert e.value.status == 403
+        body = json.loads(e.value.body)
+        assert body["reason"] == "Forbidden" and 'cannot get resource "secrets"' in body["message"]
+        with pytest.raises(ApiException) as e:
+            agent.patch_node("kind-worker", {"spec": {"unschedulable": True}})
+        assert (
+            e.value.status == 403 and "at the cluster scope" in json.loads(e.value.body)["message"]
+        )
+        injector.patch_node("kind-worker", {"spec": {"unschedulable": True}})
+        assert fc.kube.get("nodes", "kind-worker")["spec"]["unschedulable"] is True
+        with pytest.raises(ApiException) as e:
+            injector.delete_namespace(NS)
+        assert e.value.status == 403
+        # a request without a known token is not checked (the existing tests' clients)
+        assert client.CoreV1Api(fc.api_client()).read_namespaced_secret("db-password", NS)

@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sre_gym.orchestrator.faults import Injection
+from sre_gym.scoring.rules import fits_fault
 from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import SimError
+from sre_gym.sim.faults.probes import WINDOW_TICKS
 
 if TYPE_CHECKING:
-    from sre_gym.sim.faults.injector import Injection, Injector
+    from sre_gym.sim.faults.injector import Injector
 
 TRIGGER_BLIP_MS = 40.0  # latency blip on the callee that re-fires a retry storm
 TRIGGER_BLIP_S = 30.0
@@ -36,9 +39,8 @@ class Watch:
 
 
 def fits(inj: Injection, target: str | None, obj: str) -> bool:
-    """Does an intervention act on this fault (same rule the scorer applies)?"""
-    scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
-    return (target is not None and target.lower() in scope) or obj.strip().lower() in inj.artifacts
+    """Does an intervention act on this fault (the scorer's rule, ``scoring.rules.fits_fault``)?"""
+    return fits_fault(target, obj, inj.affected, inj.culprits, inj.artifacts)
 
 
 class PersistenceChecker:
@@ -102,8 +104,6 @@ class PersistenceChecker:
         (on a node that may lack it), booted and ready, warmed up, and one SLI window after, read one
         scrape late as the probes read it. Each replica's step of the rollout also waits for the
         controller's next tick."""
-        from sre_gym.sim.faults.injector import WINDOW_TICKS  # (it imports this module)
-
         dep = cl.world.deployment(target)
         if dep is None:
             return 0.0

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import promql_parser as pp
 
-from .functions import dropped
 from .gomath import go_pow
-from .grouping import Dedup, Grouping, LabelCache
+from .grouping import Dedup, Grouping, LabelCache, dropped
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, Scal, Vec
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ import promql_parser as pp
 
 from . import histogram, rangefuncs, spanfuncs
 from .gomath import go_log, go_log2, go_log10, go_max, go_min
-from .grouping import Dedup, LabelCache
-from .types import Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Vec, drop_name
+from .grouping import Dedup, LabelCache, dropped, map_values
+from .types import Ctx, LabelSet, PromQLError, RangeIn, Scal, Vec
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -160,22 +160,6 @@ def _scalar_arg(
         return np.full(ctx.n, default)
     v = node.args[i].eval(eng, ctx)
     return v.values
-
-
-def dropped(node, labels: Labels, key: str = "drop") -> Dedup:
-    c = node.cache(key) if hasattr(node, "cache") else node.__dict__.setdefault("_dc", LabelCache())
-    d = c.get(labels)
-    if d is None:
-        d = c.put(Dedup(tuple(drop_name(ls) for ls in labels)), labels)
-    return d
-
-
-def map_values(node, v: Vec, fn, drop: bool = True) -> Vec:
-    """Apply ``fn`` elementwise; drop ``__name__`` (merging rows that become identical)."""
-    vals = fn(v.values)
-    if not drop:
-        return Vec(v.labels, vals, v.present)
-    return dropped(node, v.labels).apply(vals, v.present)
 
 
 def _range_call(node: CallNode, eng: Engine, ctx: Ctx, mat_idx: int):

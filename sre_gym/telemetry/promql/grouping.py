@@ -11,7 +11,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from .types import Labels, PromQLError, Vec
+from .types import Labels, PromQLError, Vec, drop_name
 
 
 class Grouping:
@@ -138,3 +138,21 @@ class LabelCache:
         self._keys = keys
         self._value = value
         return value
+
+
+# (here, not in functions.py, so that nodes.py can use them without importing functions.py, which
+# imports nodes.py)
+def dropped(node, labels: Labels, key: str = "drop") -> Dedup:
+    c = node.cache(key) if hasattr(node, "cache") else node.__dict__.setdefault("_dc", LabelCache())
+    d = c.get(labels)
+    if d is None:
+        d = c.put(Dedup(tuple(drop_name(ls) for ls in labels)), labels)
+    return d
+
+
+def map_values(node, v: Vec, fn, drop: bool = True) -> Vec:
+    """Apply ``fn`` elementwise; drop ``__name__`` (merging rows that become identical)."""
+    vals = fn(v.values)
+    if not drop:
+        return Vec(v.labels, vals, v.present)
+    return dropped(node, v.labels).apply(vals, v.present)

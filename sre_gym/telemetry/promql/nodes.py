@@ -17,7 +17,7 @@ import numpy as np
 import promql_parser as pp
 
 from ..tsdb import TSDB, Family
-from . import functions
+from .grouping import map_values
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Str, Vec
 
 if TYPE_CHECKING:
@@ -450,4 +450,4 @@ class UnaryNode(Node):
         v = eng._eval_node(self.expr, ctx)
         if isinstance(v, Scal):
             return Scal(-v.values)
-        return functions.map_values(self, v, np.negative, drop=True)
+        return map_values(self, v, np.negative, drop=True)

@@ -1,0 +1,121 @@
+"""Bit-for-bit fingerprints of whole episodes, to prove a refactor changes no run.
+
+For each (app, seed, agent, schedule profile) it plays one episode and hashes, in order, every
+observation (all keys, the exact text), every reward (its float64 bytes), the final scorecard and
+the evidence (events and arrays, with the per-fault scorecard). One line per episode; two trees that
+print the same lines ran the same episodes. Agents get the observation and ``agent_info(info)`` as
+``sre-gym run`` gives them.
+
+Run: python benchmarks/episode_fingerprint.py [--out FILE] [--quick]
+Compare two trees: run it in each (or with ``PYTHONPATH=<tree>``) and ``diff`` the outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import struct
+import sys
+import time
+
+import numpy as np
+
+# (app, seed, agent, schedule profile): three apps, several seeds, every baseline that acts
+CASES = [
+    ("online-boutique", 0, "oracle", "short"),
+    ("online-boutique", 1, "runbook", "short"),
+    ("online-boutique", 2, "keep", "short"),
+    ("online-boutique", 3, "random", "single"),
+    ("train-ticket", 0, "oracle", "short"),
+    ("train-ticket", 4, "runbook", "single"),
+    ("astronomy-shop", 0, "oracle", "short"),
+    ("astronomy-shop", 5, "keep", "short"),
+    ("astronomy-shop", 6, "noop", "single"),
+    ("online-boutique", 7, "oracle", "marathon"),
+    ("astronomy-shop", 8, "runbook", "marathon"),
+    ("train-ticket", 9, "keep", "marathon"),
+    ("astronomy-shop", 10, "oracle", "marathon"),
+    ("astronomy-shop", 11, "random", "marathon"),
+    ("online-boutique", 12, "runbook", "marathon"),
+]
+QUICK = CASES[:3] + [CASES[6]]
+
+
+def _h(h: hashlib._Hash, x: object) -> None:
+    h.update(json.dumps(x, sort_keys=True, default=str).encode())
+
+
+def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict, list]:
+    import gymnasium as gym
+
+    import sre_gym  # noqa: F401
+    from sre_gym.agents import make_agent
+    from sre_gym.envs.marathon import agent_info
+
+    env = gym.make("SREMarathon-v0", app=app, schedule=sched)
+    agent = make_agent(agent_name, env=env.unwrapped, seed=seed)
+    h_obs, h_rew = hashlib.sha256(), hashlib.sha256()
+    obs, info = env.reset(seed=seed)
+    done = False
+    steps = 0
+    while not done:
+        for k in sorted(obs):
+            v = obs[k]
+            _h(h_obs, [k, v.tolist() if isinstance(v, np.ndarray) else v])
+        obs, reward, done, _, info = env.step(agent(obs, agent_info(info)))
+        h_rew.update(struct.pack("<d", reward))
+        steps += 1
+    for k in sorted(obs):
+        v = obs[k]
+        _h(h_obs, [k, v.tolist() if isinstance(v, np.ndarray) else v])
+    ev = env.unwrapped.evidence
+    h_ev = hashlib.sha256()
+    _h(h_ev, ev.events)
+    for k in sorted(ev.arrays):
+        a = np.ascontiguousarray(ev.arrays[k])
+        h_ev.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
+    from sre_gym.scoring.scorer import score
+
+    card = info["scorecard"]
+    mechs = sorted({(e["delivery"], e["mechanism"]) for e in ev.events if e["type"] == "injection"})
+    per_fault = score(ev, per_fault=True)
+    env.close()
+    return {
+        "case": f"{app}/{seed}/{agent_name}/{sched}",
+        "steps": steps,
+        "score": card["marathon_score"],
+        "obs": h_obs.hexdigest()[:16],
+        "rewards": h_rew.hexdigest()[:16],
+        "scorecard": hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest()[:16],
+        "per_fault": hashlib.sha256(json.dumps(per_fault, sort_keys=True).encode()).hexdigest()[
+            :16
+        ],
+        "evidence": h_ev.hexdigest()[:16],
+        "mechanisms": len(mechs),
+    }, mechs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="also write the lines to this file")
+    ap.add_argument("--quick", action="store_true", help="four short episodes only")
+    a = ap.parse_args()
+    lines = []
+    covered: set = set()
+    t0 = time.perf_counter()
+    for case in QUICK if a.quick else CASES:
+        fp, mechs = fingerprint(*case)
+        covered.update(mechs)
+        line = json.dumps(fp, sort_keys=True)
+        print(line, flush=True)
+        lines.append(line)
+    print(f"# {len(lines)} episodes in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    print(f"# {len(covered)} (delivery, mechanism) pairs injected: {covered}", file=sys.stderr)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

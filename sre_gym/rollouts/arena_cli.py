@@ -42,7 +42,7 @@ def qualify_cmd(a: argparse.Namespace) -> int:
 
 
 def _calibrate(a: argparse.Namespace) -> int:
-    from sre_gym.envs.arena_calibration import write_calibration
+    from sre_gym.rollouts.arena_calibrate import write_calibration
 
     data = write_calibration(_tasks(a.tasks))
     for t in _tasks(a.tasks):

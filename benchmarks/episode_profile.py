@@ -1,0 +1,99 @@
+"""Where a no-op episode's time goes: wall time inside the main stages, and in full GC collections.
+
+Wraps each stage's function with a timer (re-entrant calls count once), runs a warm-up episode,
+then ``--episodes`` no-op episodes, and prints seconds per episode and the share of each stage.
+
+Run: python benchmarks/episode_profile.py [--app APP] [--episodes N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+STAGES = (
+    ("alert-rule evaluation", "sre_gym.telemetry.rules", "AlertEngine.evaluate_until"),
+    ("traffic dynamics", "sre_gym.sim.dynamics", "step"),
+    ("metric writes", "sre_gym.sim.metrics", "MetricWriter.write"),
+    ("fault and deploy schedule", "sre_gym.envs.marathon", "schedule"),
+    ("deploys", "sre_gym.sim.deploys", "Deploys.deploy_change"),
+    ("fault probes", "sre_gym.sim.faults.injector", "Injector._on_tick"),
+    ("pod lifecycle", "sre_gym.sim.pods", "lifecycle"),
+    ("observation text", "sre_gym.envs.marathon", "SREMarathonEnv._obs"),
+)
+
+
+def _wrap(owner: Any, attr: str, name: str, cost: Counter) -> None:
+    fn: Callable = getattr(owner, attr)
+    depth = [0]
+
+    def timed(*a: Any, **k: Any) -> Any:
+        if depth[0]:
+            return fn(*a, **k)
+        depth[0] += 1
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            cost[name] += time.perf_counter() - t
+            depth[0] -= 1
+
+    setattr(owner, attr, timed)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--app", default="online-boutique")
+    ap.add_argument("--episodes", type=int, default=2)
+    a = ap.parse_args()
+    import gymnasium as gym
+
+    import sre_gym  # noqa: F401
+
+    cost: Counter = Counter()
+    for name, mod, qual in STAGES:
+        owner: Any = importlib.import_module(mod)
+        *path, attr = qual.split(".")
+        for p in path:
+            owner = getattr(owner, p)
+        _wrap(owner, attr, name, cost)
+    env = gym.make("SREMarathon-v0", app=a.app)
+
+    def episode(seed: int) -> None:
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, done, _, _ = env.step([])
+
+    episode(999)  # warm caches
+    cost.clear()
+    full_gc = {"s": 0.0, "start": 0.0}
+
+    def on_gc(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            full_gc["start"] = time.perf_counter()
+        else:
+            full_gc["s"] += time.perf_counter() - full_gc["start"]
+
+    gc.callbacks.append(on_gc)
+    t0 = time.perf_counter()
+    for s in range(a.episodes):
+        episode(s)
+    total = time.perf_counter() - t0
+    gc.callbacks.remove(on_gc)
+    n = a.episodes
+    print(f"app={a.app} episodes={n} episode_s={total / n:.3f}")
+    for name, _, _ in STAGES:
+        print(f"{name:28s} {cost[name] / n:6.3f} s/episode {100 * cost[name] / total:5.1f} %")
+    print(f"{'full GC collections':28s} {full_gc['s'] / n:6.3f} s/episode")
+
+
+if __name__ == "__main__":
+    main()

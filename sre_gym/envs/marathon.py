@@ -307,8 +307,10 @@ class SREMarathonEnv(gym.Env):
         )
         prof = self.schedule_profile
         custom = custom_schedule(self.app, world, self.release, (options or {}).get("faults"), prof)
+        # the previous episode ends: a live one's injections are reverted, a simulated one's
+        # telemetry is let go (its pages serve this episode's)
+        self.close()
         if self.live is not None:
-            self.close()  # (a previous live episode's injections are reverted)
             self.live_profile = prof
             self.backend = b = live_backend(self, world, prof, custom)
             prof = self.live_profile
@@ -577,8 +579,8 @@ class SREMarathonEnv(gym.Env):
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
-        if self.backend is not None and hasattr(self.backend, "close"):
-            self.backend.close()  # a live backend reverts its injections
+        if self.backend is not None:
+            self.backend.close()
         self.backend = None
 
     # ------------------------------------------------------------------ helpers

@@ -176,7 +176,11 @@ def score(
     n_loc = sum(1 for a, b in pairs if L[a, b])
     n_rep = sum(1 for a, b in pairs if L[a, b] and R[a, b])
     n_int = len(interventions)
-    risky = sum(1 for x in interventions if not _justified(x, ev, faults, alerts, scopes, cfg))
+    held_by: dict[str, list[tuple[float, list[str]]]] = {}  # incident id -> (t, its alerts)
+    for e in ev:
+        if e["type"] == "incident":
+            held_by.setdefault(e["id"], []).append((e["t"], e["alerts"]))
+    risky = sum(1 for x in interventions if not _justified(x, held_by, faults, alerts, scopes, cfg))
     usage = [e for e in ev if e["type"] == "usage" and e["t"] < cut]
     calls = [e for e in ev if e["type"] == "tool_call" and e["t"] < cut]
     card = {
@@ -250,7 +254,7 @@ def score(
 
 def _justified(
     x: dict,
-    ev: list[dict],
+    held_by: dict[str, list[tuple[float, list[str]]]],
     faults: list[dict],
     alerts: dict,
     scopes: list[set[str]],
@@ -262,9 +266,9 @@ def _justified(
     what the evidence supports, not what the agent declared: naming every workload a root cause
     widens nothing, and an incident whose faults are over justifies nothing."""
     held: set[str] = set()
-    for e in ev:
-        if e["type"] == "incident" and e["id"] == x.get("incident_id") and e["t"] <= x["t"]:
-            held.update(e["alerts"])
+    for t, ids in held_by.get(x.get("incident_id"), ()):
+        if t <= x["t"]:
+            held.update(ids)
     for a, f in enumerate(faults):
         if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scopes[a], f):
             continue

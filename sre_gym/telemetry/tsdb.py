@@ -11,63 +11,16 @@ engine reads rectangular slices. Reading never mutates anything.
 
 from __future__ import annotations
 
-import mmap
-import weakref
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __name__
 
-# Sample blocks this big get pages of their own. From the heap, each episode's blocks (whose sizes
-# differ from episode to episode as rows double) left freed holes that later allocations did not
-# fit: one process's resident memory grew for tens of episodes.
-_OWN_PAGES_BYTES = 1 << 17
-# The pages of dead blocks are kept for the next block of the same size (runs of one app size
-# their families alike, see Family): a fresh page costs a fault, and on a virtual machine that is
-# about ten times the NaN fill itself. Least recently freed sizes go first past the limit.
-_FREE_PAGES: OrderedDict[int, list[mmap.mmap]] = OrderedDict()
-_FREE_LIMIT_BYTES = 96 << 20
-_free_bytes = 0
-
-
-def _release(m: mmap.mmap) -> None:
-    """Keep a dead block's pages for reuse; past the limit, the oldest go (unmapped when the last
-    reference to them does)."""
-    global _free_bytes
-    _FREE_PAGES.setdefault(len(m), []).append(m)
-    _FREE_PAGES.move_to_end(len(m))
-    _free_bytes += len(m)
-    while _free_bytes > _FREE_LIMIT_BYTES:
-        size, free = next(iter(_FREE_PAGES.items()))
-        free.pop(0)
-        _free_bytes -= size
-        if not free:
-            del _FREE_PAGES[size]
-
 
 def nan_block(rows: int, cols: int) -> np.ndarray:
-    """A float64 ``[rows, cols]`` array of NaN; big ones on pages of their own, reused from
-    blocks of the same size that nothing refers to any more."""
-    global _free_bytes
-    nbytes = rows * cols * 8
-    if nbytes < _OWN_PAGES_BYTES:
-        return np.full((rows, cols), np.nan)
-    free = _FREE_PAGES.get(nbytes)
-    if free:
-        m = free.pop()
-        _free_bytes -= nbytes
-        if not free:
-            del _FREE_PAGES[nbytes]
-    else:
-        m = mmap.mmap(-1, nbytes)
-    flat = np.frombuffer(m, dtype=np.float64)
-    # every view of the block refers to ``flat``: its pages are free once ``flat`` is
-    weakref.finalize(flat, _release, m).atexit = False
-    out = flat.reshape(rows, cols)
-    out.fill(np.nan)
-    return out
+    """A float64 ``[rows, cols]`` array of NaN."""
+    return np.full((rows, cols), np.nan)
 
 
 def size_class(rows: int) -> int:
@@ -86,7 +39,9 @@ class Family:
     family that gains thousands of series (one per pod) is allocated twice instead of growing,
     copying and NaN-filling as it goes, and a store whose families never grow (a run read only
     for its entry traffic) stays small. The family records its own final size there. Sizes never
-    change what a query sees.
+    change what a query sees. Blocks come from the heap: with their sizes repeating from run to run
+    (``size_class``), the memory freed by one episode serves the next, and a process's resident
+    memory levels off instead of fragmenting.
     """
 
     __slots__ = (
@@ -188,8 +143,9 @@ class TSDB:
         fam.data[rows, tick] = values
 
     def release(self) -> None:
-        """Let go of every sample block (their pages serve the next store's blocks at once, not
-        when a garbage collection finds this store). The store must not be read afterwards."""
+        """Let go of every sample block at once, not when a garbage collection finds this store
+        (the next episode's blocks, of the same sizes, reuse the memory). The store must not be
+        read afterwards."""
         for fam in self.families.values():
             fam.data = np.empty((0, 0))
         self.families = {}

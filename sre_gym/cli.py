@@ -210,10 +210,10 @@ def _schedule(a: argparse.Namespace) -> int:
 
 def profile_arg(spec: str) -> Any:
     """A schedule profile from the command line: a name, or a JSON object of its fields."""
-    from sre_gym.orchestrator.profiles import profile_from
+    from sre_gym.orchestrator.profiles import schedule_profile_from
 
     try:
-        return profile_from(json.loads(spec) if spec.lstrip().startswith("{") else spec)
+        return schedule_profile_from(json.loads(spec) if spec.lstrip().startswith("{") else spec)
     except ValueError as e:  # JSONDecodeError is one too
         raise argparse.ArgumentTypeError(str(e)) from None
 

@@ -21,7 +21,7 @@ from sre_gym.envs.live import noaction_entry as live_noaction
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
-from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
+from sre_gym.orchestrator.profiles import ScheduleProfile, schedule_profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
@@ -109,7 +109,7 @@ def custom_schedule(
     curricula, fault studies and catalog validation; None means seeded."""
     if faults is None:
         return None
-    prof = profile_from(prof)
+    prof = schedule_profile_from(prof)
     duration = prof.duration_s
     from sre_gym.catalogs import load_catalog
 
@@ -268,7 +268,7 @@ class SREMarathonEnv(gym.Env):
         self.render_mode = render_mode
         self.scoring = scoring or ScoringConfig()
         self.profile = check_profile(profile)
-        self.schedule_profile = profile_from(schedule)
+        self.schedule_profile = schedule_profile_from(schedule)
         self.n_invocations = self.schedule_profile.invocations
         self._evaluation_key = evaluation_key_from(evaluation_key)
         self.noise_profile = noise_profile_from(noise)

@@ -2,15 +2,15 @@
 
 The injector that applies a schedule to the simulator is ``sre_gym.sim.faults``."""
 
-from sre_gym.orchestrator.profiles import PROFILES, ScheduleProfile, profile_from
+from sre_gym.orchestrator.profiles import SCHEDULE_PROFILES, ScheduleProfile, schedule_profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledDeploy, ScheduledFault, schedule
 
 __all__ = [
-    "PROFILES",
+    "SCHEDULE_PROFILES",
     "Schedule",
     "ScheduleProfile",
     "ScheduledDeploy",
     "ScheduledFault",
-    "profile_from",
+    "schedule_profile_from",
     "schedule",
 ]

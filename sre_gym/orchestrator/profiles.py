@@ -5,7 +5,7 @@ window of growing intensity, then 30 minutes without new faults; the per-app cal
 ``schedule.PARAMS``). ``short`` is the lighter-pressure regime the paper contrasts it with: 30 minutes,
 a handful of faults arriving at an even rate over the first 20, so that they overlap far less. ``single``
 is the episodic setting of other benchmarks: one fault in a 20-minute run, starting within its first
-4 minutes. Any field can be set explicitly (``profile_from({"profile": "short", "n_faults": [3, 3]})``)
+4 minutes. Any field can be set explicitly (``schedule_profile_from({"profile": "short", "n_faults": [3, 3]})``)
 for curricula and ablations; a field left ``None`` takes the app's calibrated value (the fault count
 keeps the calibrated arrival rate over a shorter or longer injection window).
 
@@ -104,14 +104,14 @@ class ScheduleProfile(BaseModel):
         return out
 
 
-def profile_key(p: ScheduleProfile) -> str:
+def schedule_profile_key(p: ScheduleProfile) -> str:
     """The name results are filed under: a named profile's name, else its fields as sorted JSON."""
-    if PROFILES.get(p.name) == p:
+    if SCHEDULE_PROFILES.get(p.name) == p:
         return p.name
     return json.dumps(p.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
 
-PROFILES: dict[str, ScheduleProfile] = {
+SCHEDULE_PROFILES: dict[str, ScheduleProfile] = {
     "marathon": ScheduleProfile(name="marathon"),
     "short": ScheduleProfile(name="short", duration_s=1800, n_faults=(6, 8), intensity_power=0.0),
     "single": ScheduleProfile(
@@ -121,25 +121,25 @@ PROFILES: dict[str, ScheduleProfile] = {
 DEFAULT = "marathon"
 
 
-def profile_from(spec: Any) -> ScheduleProfile:
+def schedule_profile_from(spec: Any) -> ScheduleProfile:
     """A profile from its name, a ``ScheduleProfile``, or a dict of fields (``{"profile": base, ...}``
     starts from a named profile and overrides some of its fields). Raises ``ValueError`` with the
     reason on anything else."""
     if spec is None:
-        return PROFILES[DEFAULT]
+        return SCHEDULE_PROFILES[DEFAULT]
     if isinstance(spec, ScheduleProfile):
         return spec
     if isinstance(spec, str):
-        if spec not in PROFILES:
+        if spec not in SCHEDULE_PROFILES:
             raise ValueError(
-                f"unknown schedule profile {spec!r}; known: {', '.join(PROFILES)} "
+                f"unknown schedule profile {spec!r}; known: {', '.join(SCHEDULE_PROFILES)} "
                 "(or a dict of ScheduleProfile fields)"
             )
-        return PROFILES[spec]
+        return SCHEDULE_PROFILES[spec]
     if isinstance(spec, dict):
         fields = dict(spec)
         base = fields.pop("profile", None)
-        start = profile_from(base).model_dump() if base is not None else {}
+        start = schedule_profile_from(base).model_dump() if base is not None else {}
         if base is not None and "name" not in fields:
             start["name"] = f"{base}+custom" if fields else base
         try:
@@ -150,6 +150,6 @@ def profile_from(spec: Any) -> ScheduleProfile:
             )
             raise ValueError(f"bad schedule profile: {why}") from None
     raise ValueError(
-        f"a schedule profile is a name ({', '.join(PROFILES)}), a dict or a ScheduleProfile, "
+        f"a schedule profile is a name ({', '.join(SCHEDULE_PROFILES)}), a dict or a ScheduleProfile, "
         f"not {type(spec).__name__}"
     )

@@ -22,7 +22,7 @@ from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.catalogs.schema import Fault
 from sre_gym.clock import EPISODE_S, INJECT_S, TICK_S
 from sre_gym.orchestrator.changes import benign_times, pick_benign
-from sre_gym.orchestrator.profiles import ScheduleProfile, profile_from
+from sre_gym.orchestrator.profiles import ScheduleProfile, schedule_profile_from
 from sre_gym.rng import Streams
 
 
@@ -175,7 +175,7 @@ def schedule(
     ``ScheduleProfile`` fields or a ``ScheduleProfile``; fields it leaves ``None`` take the app's
     calibration (the fault count keeps the calibrated rate over the injection window). A window that
     would outlast the run is cut at its end."""
-    prof = profile_from(profile)
+    prof = schedule_profile_from(profile)
     cat = load_catalog(app)
     prm = PARAMS[app]
     inject, episode = prof.injection_s, prof.duration_s

@@ -120,7 +120,7 @@ def run_episode(
     env_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
-    ``profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
+    ``schedule_profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
     ``schedule`` is the env's schedule profile; ``evaluation_key`` (default: the
     ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode; ``agent_options`` go to
     ``make_agent`` (an LLM agent's model and endpoint); ``env_options`` go to ``gym.make`` (a live
@@ -130,7 +130,7 @@ def run_episode(
 
     import sre_gym  # noqa: F401  (registers the env in this process, e.g. a Ray worker)
     from sre_gym.catalogs import RELEASE
-    from sre_gym.orchestrator.profiles import profile_key
+    from sre_gym.orchestrator.profiles import schedule_profile_key
 
     seed = int(seed)
     env = gym.make(
@@ -145,7 +145,7 @@ def run_episode(
         evaluation = bool(env.unwrapped.evaluation)
         policy = build_agent(agent, env, seed, evaluation=evaluation, options=agent_options)
         info, total = play(env, policy, seed)
-        sched = profile_key(env.unwrapped.schedule_profile)
+        sched = schedule_profile_key(env.unwrapped.schedule_profile)
     finally:
         env.close()
     return {

@@ -262,13 +262,13 @@ def rollout(
     """
     from sre_gym.catalogs import RELEASE
     from sre_gym.envs.marathon import evaluation_key_from
-    from sre_gym.orchestrator.profiles import profile_from, profile_key
+    from sre_gym.orchestrator.profiles import schedule_profile_from, schedule_profile_key
 
     key = evaluation_key_from(evaluation_key)
     evaluation = key is not None
 
-    prof = profile_from(schedule)
-    sched = profile_key(prof)
+    prof = schedule_profile_from(schedule)
+    sched = schedule_profile_key(prof)
 
     t0 = time.monotonic()
     app_list, seed_list = parse_apps(apps), parse_seeds(seeds)

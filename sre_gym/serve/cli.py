@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
     """Add the ``mcp`` and ``openenv`` subcommands to the ``sre-gym`` parser."""
     from sre_gym.catalogs import APPS
     from sre_gym.cli import add_evaluation_key, profile_arg
-    from sre_gym.tools.policy import DEFAULT_PROFILE, PROFILES
+    from sre_gym.tools.policy import ACCESS_PROFILES, DEFAULT_PROFILE
 
     p = subparsers.add_parser(
         "mcp", help="serve one episode's tools over MCP (stdio, or streamable HTTP on 127.0.0.1)"
@@ -77,7 +77,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--app", default="online-boutique", choices=APPS)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--profile", default=DEFAULT_PROFILE, choices=list(PROFILES), help="access profile"
+        "--profile", default=DEFAULT_PROFILE, choices=list(ACCESS_PROFILES), help="access profile"
     )
     p.add_argument(
         "--schedule",
@@ -97,7 +97,7 @@ def register(subparsers: Any) -> None:
     )
     o.add_argument("--app", default="online-boutique", choices=APPS)
     o.add_argument(
-        "--profile", default=DEFAULT_PROFILE, choices=list(PROFILES), help="access profile"
+        "--profile", default=DEFAULT_PROFILE, choices=list(ACCESS_PROFILES), help="access profile"
     )
     o.add_argument(
         "--schedule",

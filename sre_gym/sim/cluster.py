@@ -5,7 +5,7 @@ every tick, and exposes the operations that tools and the orchestrator perform. 
 faults or scores: the orchestrator changes the world through the same kinds of operations a person
 would (a deploy, a policy, a stressed pod), and the dynamics do the rest.
 
-This module holds the state, its profiles, forks, the per-tick stepping and recording, pod creation
+This module holds the state, its behaviours, forks, the per-tick stepping and recording, pod creation
 and the status views; the operations come from mixins: interventions on deployments, policies,
 pods, nodes and flags (``interventions.py``) and deploys through the pipeline (``deploys.py``).
 ``SimError`` and ``ChangeRecord`` are re-exported from here.
@@ -35,14 +35,14 @@ from sre_gym.sim.metrics import MetricWriter
 from sre_gym.sim.pipeline import Pipeline
 from sre_gym.sim.source_trees import PipelineError, services_with_trees
 from sre_gym.sim.state import (
+    Behaviour,
     Deployment,
     Image,
     Node,
-    Profile,
     Revision,
     Template,
     World,
-    compile_profile,
+    compile_behaviour,
     initial_template,
 )
 from sre_gym.sim.topology import compile_topology
@@ -57,24 +57,24 @@ INITIAL_AGE_S = 2 * 86400  # the app's pods were created two days before the run
 _ROW_HINTS: dict[tuple[str, int], dict[str, int]] = {}
 
 
-# the per-profile arrays the dynamics read: (array attribute, Profile field)
-_PROFILE_COLUMNS = (
-    ("prof_err", "err"),
-    ("prof_lat", "lat_ms"),
-    ("prof_cpu_mult", "cpu_mult"),
-    ("prof_crash_after", "crash_after"),
-    ("prof_leak", "leak"),
-    ("prof_cpu_limit", "cpu_limit"),
-    ("prof_mem_limit", "mem_limit"),
-    ("prof_image_ok", "image_ok"),
-    ("prof_probe_ok", "probe_ok"),
-    ("prof_timeout", "timeout_ms"),
-    ("prof_retries", "retries"),
-    ("prof_addr_bad", "addr_bad"),
-    ("prof_pool", "pool"),
-    ("prof_hold", "hold_ms"),
-    ("prof_corrupt", "corrupt"),
-    ("prof_consume", "consume_ms"),
+# the per-behaviour arrays the dynamics read: (array attribute, Behaviour field)
+_BEHAVIOUR_COLUMNS = (
+    ("beh_err", "err"),
+    ("beh_lat", "lat_ms"),
+    ("beh_cpu_mult", "cpu_mult"),
+    ("beh_crash_after", "crash_after"),
+    ("beh_leak", "leak"),
+    ("beh_cpu_limit", "cpu_limit"),
+    ("beh_mem_limit", "mem_limit"),
+    ("beh_image_ok", "image_ok"),
+    ("beh_probe_ok", "probe_ok"),
+    ("beh_timeout", "timeout_ms"),
+    ("beh_retries", "retries"),
+    ("beh_addr_bad", "addr_bad"),
+    ("beh_pool", "pool"),
+    ("beh_hold", "hold_ms"),
+    ("beh_corrupt", "corrupt"),
+    ("beh_consume", "consume_ms"),
 )
 
 
@@ -141,9 +141,9 @@ class SimCluster(Interventions, Deploys):
             svc: frozenset(tags) for svc, tags in load_catalog(app).published_tags.items()
         }
         self.pods = P.PodTable()
-        self.profiles: list[Profile] = []
-        self._profile_ids: dict[tuple[int, Template], int] = {}
-        self._prof_version = 0  # profiles already in the per-profile arrays
+        self.behaviours: list[Behaviour] = []
+        self._behaviour_ids: dict[tuple[int, Template], int] = {}
+        self._beh_version = 0  # behaviours already in the per-behaviour arrays
         self.changes: list[ChangeRecord] = []
         self._actions: list[tuple[float, int, Callable[[float], None]]] = []
         self._action_seq = 0
@@ -213,37 +213,37 @@ class SimCluster(Interventions, Deploys):
         self.log_messages: list[str] = [""]
         self.metrics = MetricWriter(self, self.tsdb)
         for d in deps:
-            self._profile_of(d, d.current.template)
+            self._behaviour_of(d, d.current.template)
             reconcile(self, d, float(EPOCH - INITIAL_AGE_S))
 
-    # ------------------------------------------------------------------ profiles
-    def _profile_of(self, dep: Deployment, tpl: Template) -> int:
+    # ------------------------------------------------------------------ behaviours
+    def _behaviour_of(self, dep: Deployment, tpl: Template) -> int:
         key = (dep.index, tpl)
-        pid = self._profile_ids.get(key)
+        pid = self._behaviour_ids.get(key)
         if pid is None:
-            pid = self._profile_ids[key] = len(self.profiles)
-            self.profiles.append(compile_profile(self.topo, dep, tpl, self.world.images))
-            msg = self.profiles[-1].log
+            pid = self._behaviour_ids[key] = len(self.behaviours)
+            self.behaviours.append(compile_behaviour(self.topo, dep, tpl, self.world.images))
+            msg = self.behaviours[-1].log
             if msg and msg not in self.log_messages:
                 self.log_messages.append(msg)
         return pid
 
-    def _profile_arrays(self) -> None:
-        """Per-profile arrays, extended by the profiles compiled since the last call (profiles are
+    def _behaviour_arrays(self) -> None:
+        """Per-behaviour arrays, extended by the behaviours compiled since the last call (they are
         append-only, so rebuilding them whole each time would cost quadratic work in a run)."""
-        ps = self.profiles
-        start = self._prof_version
+        ps = self.behaviours
+        start = self._beh_version
         if start == len(ps):
             return
         new = ps[start:]
-        cols = {name: [getattr(p, attr) for p in new] for name, attr in _PROFILE_COLUMNS}
-        cols["prof_log"] = [self.log_messages.index(p.log) if p.log else 0 for p in new]
+        cols = {name: [getattr(p, attr) for p in new] for name, attr in _BEHAVIOUR_COLUMNS}
+        cols["beh_log"] = [self.log_messages.index(p.log) if p.log else 0 for p in new]
         for name, values in cols.items():
             fresh = np.array(values)
             setattr(
                 self, name, fresh if start == 0 else np.concatenate([getattr(self, name), fresh])
             )
-        self._prof_version = len(ps)
+        self._beh_version = len(ps)
 
     # ------------------------------------------------------------------ forks
     def fork(self) -> SimCluster:
@@ -260,8 +260,8 @@ class SimCluster(Interventions, Deploys):
         shared: list[object] = [
             self.topo,
             self.streams,
-            self.profiles,
-            self._profile_ids,
+            self.behaviours,
+            self._behaviour_ids,
             self.changes,
             self._noise,
             self._unif,
@@ -313,7 +313,7 @@ class SimCluster(Interventions, Deploys):
         while self._actions and self._actions[0][0] <= t:
             at, _, fn = self._actions.pop(0)
             fn(at)
-        self._profile_arrays()
+        self._behaviour_arrays()
         world, pods = self.world, self.pods
         fx = self._flag_effects()
         node_ready = np.array([nd.ready for nd in world.nodes] + [False])
@@ -324,11 +324,11 @@ class SimCluster(Interventions, Deploys):
         changed = P.lifecycle(
             pods,
             t,
-            prof_image_ok=self.prof_image_ok,
-            prof_probe_ok=self.prof_probe_ok,
-            prof_crash_after=self.prof_crash_after,
-            prof_leak=self.prof_leak,
-            prof_mem_limit=self.prof_mem_limit,
+            beh_image_ok=self.beh_image_ok,
+            beh_probe_ok=self.beh_probe_ok,
+            beh_crash_after=self.beh_crash_after,
+            beh_leak=self.beh_leak,
+            beh_mem_limit=self.beh_mem_limit,
             dep_mem_base=self.dep_mem_base,
             dep_boot=self.dep_boot,
             dep_probed=self.dep_probed,
@@ -343,7 +343,7 @@ class SimCluster(Interventions, Deploys):
         for d in world.deployments:
             if d.dirty:
                 reconcile(self, d, t)
-        self._profile_arrays()
+        self._behaviour_arrays()
         rows = pods.live()
         n = self.topo.n
         if self._blocked_version != world.netpol_version:
@@ -365,7 +365,7 @@ class SimCluster(Interventions, Deploys):
                 n_pod_rows=pods.n,
                 pod_dep=pods.dep,
                 pod_ready=pods.ready,
-                pod_prof=pods.prof,
+                pod_beh=pods.beh,
                 pod_hog=pods.hog,
                 pod_delay=pods.delay,
                 pod_zone=self.node_zone[pods.node[: pods.n]],
@@ -376,16 +376,16 @@ class SimCluster(Interventions, Deploys):
                 pod_data_age=np.where(
                     pods.created[: pods.n] > self.t0, t - pods.created[: pods.n], 1e9
                 ),
-                prof_err=self.prof_err,
-                prof_lat=self.prof_lat,
-                prof_cpu_mult=self.prof_cpu_mult,
-                prof_cpu_limit=self.prof_cpu_limit,
-                prof_corrupt=self.prof_corrupt,
-                prof_timeout=self.prof_timeout,
-                prof_retries=self.prof_retries,
-                prof_addr_bad=self.prof_addr_bad,
-                prof_pool=self.prof_pool,
-                prof_hold=self.prof_hold,
+                beh_err=self.beh_err,
+                beh_lat=self.beh_lat,
+                beh_cpu_mult=self.beh_cpu_mult,
+                beh_cpu_limit=self.beh_cpu_limit,
+                beh_corrupt=self.beh_corrupt,
+                beh_timeout=self.beh_timeout,
+                beh_retries=self.beh_retries,
+                beh_addr_bad=self.beh_addr_bad,
+                beh_pool=self.beh_pool,
+                beh_hold=self.beh_hold,
                 blocked=blocked,
                 svc_err=1.0 - (1.0 - fx.err) * (1.0 - self.outside_err),
                 svc_lat=fx.lat + self.outside_lat,
@@ -402,7 +402,7 @@ class SimCluster(Interventions, Deploys):
             ready = np.bincount(pods.dep[rows][pods.ready[rows]], minlength=len(world.deployments))
             sel = pods.dep[rows] < n
             consume = fx.consume_ms.copy()
-            np.maximum.at(consume, pods.dep[rows][sel], self.prof_consume[pods.prof[rows][sel]])
+            np.maximum.at(consume, pods.dep[rows][sel], self.beh_consume[pods.beh[rows][sel]])
             queues_mod.step(
                 self.topo, self.queues, float(TICK_S), out.served, ready[:n], fx.publish, consume
             )
@@ -435,7 +435,7 @@ class SimCluster(Interventions, Deploys):
         ready_rows = rows[pods.ready[rows] & (pods.dep[rows] < n)]
         if len(ready_rows):
             np.maximum.at(
-                self.rec_log[tick], pods.dep[ready_rows], self.prof_log[pods.prof[ready_rows]]
+                self.rec_log[tick], pods.dep[ready_rows], self.beh_log[pods.beh[ready_rows]]
             )
         self.tsdb.commit(tick)
 
@@ -545,7 +545,7 @@ class SimCluster(Interventions, Deploys):
         rs_hash = k8s_suffix(10, self.release, self.seed, "rs", dep.name, rev.number)
         name = f"{dep.name}-{rs_hash}-{k8s_suffix(5, self.release, self.seed, 'pod', dep.name, dep.serial)}"
         node = pick_node(self, dep)
-        pid = self._profile_of(dep, rev.template)
+        pid = self._behaviour_of(dep, rev.template)
         row = self.pods.add(name, dep.index, rev.number, pid, node, t)
         # the node pulls an image it has not run yet (IfNotPresent, as the manifests pull)
         image = rev.template.image
@@ -553,7 +553,7 @@ class SimCluster(Interventions, Deploys):
         if node >= 0 and image not in self.node_images[node]:
             cfg = self.topo.app.pull
             pull = cfg.overhead_s + self.dep_image_mb[dep.index] / cfg.mb_s
-            if self.profiles[pid].image_ok:
+            if self.behaviours[pid].image_ok:
                 self.node_images[node].add(image)
         self.pods.pulled_s[row] = pull
         self.pods.start_at[row] = t + P.SCHEDULE_S + pull + P.CREATE_S

@@ -83,20 +83,20 @@ class Inputs:
     n_pod_rows: int
     pod_dep: np.ndarray  # per pod row
     pod_ready: np.ndarray
-    pod_prof: np.ndarray
+    pod_beh: np.ndarray
     pod_hog: np.ndarray  # cores burnt by a runaway process
     pod_delay: np.ndarray  # ms added by netem on the pod's interface
     pod_zone: np.ndarray
-    prof_err: np.ndarray  # per profile
-    prof_lat: np.ndarray
-    prof_cpu_mult: np.ndarray
-    prof_cpu_limit: np.ndarray
-    prof_corrupt: np.ndarray
-    prof_timeout: np.ndarray  # [n_prof, n]
-    prof_retries: np.ndarray
-    prof_addr_bad: np.ndarray
-    prof_pool: np.ndarray
-    prof_hold: np.ndarray  # extra ms a pooled connection is held per call
+    beh_err: np.ndarray  # per behaviour
+    beh_lat: np.ndarray
+    beh_cpu_mult: np.ndarray
+    beh_cpu_limit: np.ndarray
+    beh_corrupt: np.ndarray
+    beh_timeout: np.ndarray  # [n_beh, n]
+    beh_retries: np.ndarray
+    beh_addr_bad: np.ndarray
+    beh_pool: np.ndarray
+    beh_hold: np.ndarray  # extra ms a pooled connection is held per call
     blocked: np.ndarray  # [n, n] denied by a network policy
     svc_err: np.ndarray  # per service, from feature flags
     svc_lat: np.ndarray
@@ -181,10 +181,10 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     served = np.where(has, lam, 0.0)
 
     # per ready pod: utilisation, queueing, own latency and errors
-    prof, delay = x.pod_prof[rr], x.pod_delay[rr]
+    beh, delay = x.pod_beh[rr], x.pod_delay[rr]
     hog = x.pod_hog[rr] + x.svc_hog[svc]
     lam_p = lam[svc] / np.maximum(k[svc], 1.0)
-    cpu_limit = x.prof_cpu_limit[prof]
+    cpu_limit = x.beh_cpu_limit[beh]
     warm = np.zeros(len(rr))
     booting = np.zeros(len(rr), dtype=bool)
     if x.pod_listen_age is not None:
@@ -195,15 +195,15 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         span = topo.warmup_s[svc]
         warm = np.where(span > 0, np.clip(1.0 - age / np.maximum(span, 1e-9), 0.0, 1.0), 0.0)
         warm = warm * topo.warmup_factor[svc]
-    work = np.where(booting, 0.0, lam_p * topo.cpu_ms[svc] * x.prof_cpu_mult[prof] * (1.0 + warm))
+    work = np.where(booting, 0.0, lam_p * topo.cpu_ms[svc] * x.beh_cpu_mult[beh] * (1.0 + warm))
     demand = work / 1000.0 + hog
     rho = demand / np.maximum(cpu_limit, 1e-6)
     usage = np.minimum(demand, cpu_limit)
     mult = 1.0 / (1.0 - np.minimum(rho, 0.98))
     over = np.maximum(rho - 1.0, 0.0)
-    own_lat = (topo.base_ms[svc] + x.prof_lat[prof] + x.svc_lat[svc]) * mult + 1000.0 * over + delay
+    own_lat = (topo.base_ms[svc] + x.beh_lat[beh] + x.svc_lat[svc]) * mult + 1000.0 * over + delay
     shed = over / np.maximum(rho, 1e-9)
-    own_err = 1.0 - (1.0 - x.prof_err[prof]) * (1.0 - x.svc_err[svc]) * (1.0 - shed)
+    own_err = 1.0 - (1.0 - x.beh_err[beh]) * (1.0 - x.svc_err[svc]) * (1.0 - shed)
     own_lat = np.where(booting, 1.0 + delay, own_lat * (1.0 + warm))
     own_err = np.where(booting, 1.0, own_err)
     if x.pod_data_age is not None:
@@ -226,9 +226,9 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     cross_ms = 2.0 * x.inter_zone_ms
     for lvl in _levels(topo, svc):
         idx, ps, uniq, w, called = lvl.idx, lvl.ps, lvl.uniq, lvl.w, lvl.called
-        pp, pd = prof[idx], delay[idx]
-        to = x.prof_timeout[pp]  # [P, n]
-        refused = x.prof_addr_bad[pp] | x.svc_broken[ps] | ~has[None, :]
+        pp, pd = beh[idx], delay[idx]
+        to = x.beh_timeout[pp]  # [P, n]
+        refused = x.beh_addr_bad[pp] | x.svc_broken[ps] | ~has[None, :]
         dropped = x.blocked[ps]
         tc = T[None, :] + pd[:, None]
         if cross_ms:
@@ -241,18 +241,18 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         # edges the pod actually uses carry failures; the rest carry none
         f = np.where(called, f, 0.0)
         ft = np.where(called, ft, 0.0)
-        pool = x.prof_pool[pp]
+        pool = x.beh_pool[pp]
         if np.isfinite(pool).any():
             # connections held per pod (Little's law) against the client pool; beyond it calls queue
             # for a connection and the excess times out
-            held = np.minimum(tc, to) + x.prof_hold[pp][:, None]
+            held = np.minimum(tc, to) + x.beh_hold[pp][:, None]
             inflight = lam_p[idx][:, None] * topo.calls[ps] * held / 1000.0
             u = inflight / pool
             pool_f = np.where(u > 1.0, 1.0 - 1.0 / np.maximum(u, 1e-9), 0.0)
             f = 1.0 - (1.0 - f) * (1.0 - pool_f)
             ft = 1.0 - (1.0 - ft) * (1.0 - pool_f)
             tc = tc * np.where(u > 1.0, np.minimum(u, 20.0), 1.0)
-        tries = x.prof_retries[pp] + 1
+        tries = x.beh_retries[pp] + 1
         final = f**tries
         att = np.where(f < 1.0, (1.0 - final) / np.maximum(1.0 - f, 1e-12), tries)
         hang = np.minimum(to, DROP_HANG_MS)
@@ -296,7 +296,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     kk = np.maximum(k, 1.0)
     own_svc = np.bincount(svc, weights=own_err, minlength=n) / kk
     own_lat_svc = np.bincount(svc, weights=own_lat, minlength=n) / kk
-    corrupt_svc = np.bincount(svc, weights=x.prof_corrupt[prof], minlength=n) / kk
+    corrupt_svc = np.bincount(svc, weights=x.beh_corrupt[beh], minlength=n) / kk
     pod_usage = np.zeros(x.n_pod_rows)
     pod_thr = np.zeros(x.n_pod_rows)
     pod_usage[rr] = usage

@@ -51,7 +51,7 @@ class Interventions:
         dep.generation += 1
         dep.dirty = True
         dep.rollout_started = t
-        self._profile_of(dep, tpl)
+        self._behaviour_of(dep, tpl)
         self.world.event(
             t,
             "Normal",
@@ -91,7 +91,7 @@ class Interventions:
         dep.generation += 1
         dep.dirty = True
         dep.rollout_started = t
-        self._profile_of(dep, rev.template)
+        self._behaviour_of(dep, rev.template)
         self.world.event(
             t,
             "Normal",

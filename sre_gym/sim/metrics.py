@@ -388,13 +388,13 @@ class MetricWriter:
         for j in (P.TERM_ERROR, P.TERM_OOM):
             sub = rows[lt == j]
             self.last_term.put(tsdb, tick, sub, j, cont((P.TERM_NAMES[j],)), np.ones(len(sub)))
-        prof = p.prof[rows]
+        beh = p.beh[rows]
         self.limits.put_all(
             tsdb,
             tick,
             rows,
             (cont(("cpu", "core")), cont(("memory", "byte"))),
-            np.stack([cl.prof_cpu_limit[prof], cl.prof_mem_limit[prof] * 2**20], axis=1),
+            np.stack([cl.beh_cpu_limit[beh], cl.beh_mem_limit[beh] * 2**20], axis=1),
         )
         run = rows[running]
         if len(run):

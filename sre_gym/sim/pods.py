@@ -55,7 +55,7 @@ _FLOAT = [
     "balloon",
     "usage",
 ]
-_INT = ["dep", "rev", "prof", "node", "state", "restarts", "crashes", "last_term", "pulls"]
+_INT = ["dep", "rev", "beh", "node", "state", "restarts", "crashes", "last_term", "pulls"]
 
 
 class PodTable:
@@ -80,7 +80,7 @@ class PodTable:
             setattr(self, f, arr)
         self.cap = new
 
-    def add(self, name: str, dep: int, rev: int, prof: int, node: int, t: float) -> int:
+    def add(self, name: str, dep: int, rev: int, beh: int, node: int, t: float) -> int:
         if self.n == self.cap:
             self._grow()
         i = self.n
@@ -92,7 +92,7 @@ class PodTable:
             getattr(self, f)[i] = 0.0
         for f in _INT:
             getattr(self, f)[i] = 0
-        self.dep[i], self.rev[i], self.prof[i], self.node[i] = dep, rev, prof, node
+        self.dep[i], self.rev[i], self.beh[i], self.node[i] = dep, rev, beh, node
         self.created[i] = t
         self.started[i] = np.nan
         self.deleted_at[i] = np.nan
@@ -134,11 +134,11 @@ def lifecycle(
     pods: PodTable,
     t: float,
     *,
-    prof_image_ok: np.ndarray,
-    prof_probe_ok: np.ndarray,
-    prof_crash_after: np.ndarray,
-    prof_leak: np.ndarray,
-    prof_mem_limit: np.ndarray,
+    beh_image_ok: np.ndarray,
+    beh_probe_ok: np.ndarray,
+    beh_crash_after: np.ndarray,
+    beh_leak: np.ndarray,
+    beh_mem_limit: np.ndarray,
     dep_mem_base: np.ndarray,
     dep_boot: np.ndarray,
     dep_probed: np.ndarray,
@@ -153,7 +153,7 @@ def lifecycle(
     n = pods.n
     a = pods.alive[:n]
     st = pods.state[:n]
-    prof = pods.prof[:n]
+    beh = pods.beh[:n]
     node = pods.node[:n]
     nready = node_ready[node]
     down_for = np.where(nready, 0.0, t - node_down_since[node])
@@ -164,7 +164,7 @@ def lifecycle(
         pods.version += 1
 
     pend = a & (st == PENDING) & nready & (t >= pods.start_at[:n])
-    img_ok = prof_image_ok[prof]
+    img_ok = beh_image_ok[beh]
     started_now = pend & img_ok
     st[started_now] = RUNNING
     pods.started[:n][started_now] = pods.start_at[:n][started_now]
@@ -181,10 +181,10 @@ def lifecycle(
     up = np.where(run, t - pods.started[:n], 0.0)
     dep = pods.dep[:n]
     warm = np.minimum(1.0, 0.6 + 0.4 * up / 60.0)
-    leak = prof_leak[prof] if dep_leak is None else prof_leak[prof] + dep_leak[dep]
+    leak = beh_leak[beh] if dep_leak is None else beh_leak[beh] + dep_leak[dep]
     mem = np.where(run, pods.balloon[:n] + dep_mem_base[dep] * warm + leak * up, 0.0)
-    oom = run & (mem > prof_mem_limit[prof])
-    crash = run & ~oom & (up >= prof_crash_after[prof])
+    oom = run & (mem > beh_mem_limit[beh])
+    crash = run & ~oom & (up >= beh_crash_after[beh])
     exited = oom | crash
     if exited.any():
         rows = np.nonzero(exited)[0]
@@ -206,7 +206,7 @@ def lifecycle(
     was_ready = pods.ready[:n].copy()
     node_ok = nready | (down_for < NODE_GRACE_S)
     probe_ok = (
-        prof_probe_ok[prof] if dep_not_ready is None else prof_probe_ok[prof] & ~dep_not_ready[dep]
+        beh_probe_ok[beh] if dep_not_ready is None else beh_probe_ok[beh] & ~dep_not_ready[dep]
     )
     started = pods.started[:n]
     probed = dep_probed[dep]

@@ -1,7 +1,7 @@
 """Kubernetes-shaped state of the simulated cluster (everything except pods, see ``pods.py``).
 
 A deployment's pod template is what changes on a rollout, rollback, restart or config patch. Each
-distinct (deployment, template) pair compiles once into a ``Profile``: the numbers the dynamics need
+distinct (deployment, template) pair compiles once into a ``Behaviour``: the numbers the dynamics need
 (defect, limits, broken addresses, probe). Faults never live here as labels; a defect is a property of a
 built image, a wrong address is a property of an env var, and so on.
 """
@@ -121,7 +121,7 @@ class Event:
 
 
 @dataclass
-class Profile:
+class Behaviour:
     """What pods of one (deployment, template) do; compiled once."""
 
     err: float
@@ -175,9 +175,9 @@ class World:
         self.events.append(Event(type_, reason, kind, name, message, t, t))
 
 
-def compile_profile(
+def compile_behaviour(
     topo: Topology, dep: Deployment, tpl: Template, images: dict[str, Image]
-) -> Profile:
+) -> Behaviour:
     n = topo.n
     img = images.get(tpl.image)
     defect = img.defect if img is not None else None
@@ -209,7 +209,7 @@ def compile_profile(
         for callee in defect.broken_edges:
             addr_bad[topo.index[callee]] = True
     probe_port = svc.readiness.port if svc.readiness else None
-    return Profile(
+    return Behaviour(
         err=defect.error_rate if defect else 0.0,
         lat_ms=lat + (defect.latency_ms if defect else 0.0),
         cpu_mult=defect.cpu_mult if defect else 1.0,

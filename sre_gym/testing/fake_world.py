@@ -12,7 +12,7 @@ time the API or the exporter is read (``sync``):
   passes; pods on a node with a ``NoExecute`` taint are evicted, and new pods go only to
   schedulable, untainted nodes (else they stay ``Pending``);
 - the traffic model serves the catalog's load through its call graph with the behaviour the
-  simulator compiles for the same template (``sim.state.compile_profile``: bad addresses, added
+  simulator compiles for the same template (``sim.state.compile_behaviour``: bad addresses, added
   latency, defects of images built from the change corpus), plus NetworkPolicies that leave a
   callee out, feature flags in ``flagd-config`` and CPU limits below the load.
 
@@ -33,7 +33,7 @@ import numpy as np
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import parse_cpu, parse_mem
 from sre_gym.clock import rfc3339
-from sre_gym.sim.state import Deployment, Image, Template, compile_profile
+from sre_gym.sim.state import Deployment, Image, Template, compile_behaviour
 from sre_gym.sim.topology import compile_topology
 
 if TYPE_CHECKING:
@@ -138,16 +138,16 @@ class FakeWorld:
                 and all(env.get(k) == v for k, v in ch.env.items())
             ):
                 images[tpl.image] = Image(tpl.image, service, None, ch.defect, ch)
-        prof = compile_profile(self.topo, dep, tpl, images)
-        b.image_ok, b.probe_ok = prof.image_ok, prof.probe_ok
-        b.err, b.lat_ms, b.corrupt, b.log = prof.err, prof.lat_ms, prof.corrupt, prof.log
-        b.cpu_limit, b.mem_limit = prof.cpu_limit, prof.mem_limit
-        b.broken = {self.topo.names[i] for i in np.nonzero(prof.addr_bad)[0]}
+        beh = compile_behaviour(self.topo, dep, tpl, images)
+        b.image_ok, b.probe_ok = beh.image_ok, beh.probe_ok
+        b.err, b.lat_ms, b.corrupt, b.log = beh.err, beh.lat_ms, beh.corrupt, beh.log
+        b.cpu_limit, b.mem_limit = beh.cpu_limit, beh.mem_limit
+        b.broken = {self.topo.names[i] for i in np.nonzero(beh.addr_bad)[0]}
         if c.get("command"):  # an entrypoint override the image does not have exits at once
             b.crash = "Error"
-        elif np.isfinite(prof.crash_after) or prof.leak > 0:
-            b.crash = "Error" if np.isfinite(prof.crash_after) else "OOMKilled"
-        elif svc.perf is not None and prof.mem_limit < svc.perf.mem_base_mi:
+        elif np.isfinite(beh.crash_after) or beh.leak > 0:
+            b.crash = "Error" if np.isfinite(beh.crash_after) else "OOMKilled"
+        elif svc.perf is not None and beh.mem_limit < svc.perf.mem_base_mi:
             b.crash = "OOMKilled"
         return b
 

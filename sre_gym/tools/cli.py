@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from sre_gym.tools.policy import DEFAULT_PROFILE, PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES, DEFAULT_PROFILE
 from sre_gym.tools.specs import BUDGET_S, END_INVOCATION, TOOLS
 
 
@@ -26,7 +26,7 @@ def tool_table(profile: str = DEFAULT_PROFILE) -> list[dict[str, Any]]:
             "schema": s.json_schema(),
         }
         for n, s in TOOLS.items()
-        if n in PROFILES[profile]
+        if n in ACCESS_PROFILES[profile]
     ]
 
 
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,
-        choices=list(PROFILES),
+        choices=list(ACCESS_PROFILES),
         help="only the tools of this access profile",
     )
     p.set_defaults(fn=_run)

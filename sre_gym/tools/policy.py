@@ -38,8 +38,8 @@ ORCHESTRATOR_KEYS = ("chaos", "orchestrator", "fault-inject", "litmus")
 PROTECTED_PATH_KEYS = (*MONITORING_KEYS, *LOADGEN_KEYS, "monitoring/", "alerts/", "locustfile")
 INTERVENTIONS = ("rollback", "patch_config", "scale", "restart", "delete_resource", "submit_patch")
 
-PROFILES: dict[str, frozenset[str]] = {}
-PROFILES["confined"] = frozenset(
+ACCESS_PROFILES: dict[str, frozenset[str]] = {}
+ACCESS_PROFILES["confined"] = frozenset(
     {
         "get_alerts",
         "query_metrics",
@@ -58,29 +58,34 @@ PROFILES["confined"] = frozenset(
         "restart",
     }
 )
-PROFILES["shell-visible"] = PROFILES["confined"] | {"query_logs"}
-PROFILES["build-capable"] = PROFILES["shell-visible"] | {"read_source", "submit_patch"}
-PROFILES["full"] = PROFILES["build-capable"] | {"delete_resource"}
+ACCESS_PROFILES["shell-visible"] = ACCESS_PROFILES["confined"] | {"query_logs"}
+ACCESS_PROFILES["build-capable"] = ACCESS_PROFILES["shell-visible"] | {
+    "read_source",
+    "submit_patch",
+}
+ACCESS_PROFILES["full"] = ACCESS_PROFILES["build-capable"] | {"delete_resource"}
 DEFAULT_PROFILE = "full"
 _POD_READS = ("shell-visible", "build-capable", "full")
 
 
 def check_profile(profile: str) -> str:
     """The profile name, or ValueError naming the known ones."""
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; known profiles: {', '.join(PROFILES)}")
+    if profile not in ACCESS_PROFILES:
+        raise ValueError(
+            f"unknown profile {profile!r}; known profiles: {', '.join(ACCESS_PROFILES)}"
+        )
     return profile
 
 
 def profile_allows(profile: str, tool: str) -> bool:
     """Whether the profile has the tool at all (argument-level limits: see ``profile_refusal``)."""
-    return tool in PROFILES[profile]
+    return tool in ACCESS_PROFILES[profile]
 
 
 def profile_refusal(profile: str, tool: str, args: dict[str, Any] | None = None) -> str | None:
     """Why the profile refuses this call, or None. With ``args=None`` only the tool is judged."""
-    if tool not in PROFILES[profile]:
-        need = next(p for p in PROFILES if tool in PROFILES[p])
+    if tool not in ACCESS_PROFILES[profile]:
+        need = next(p for p in ACCESS_PROFILES if tool in ACCESS_PROFILES[p])
         return f"{tool} is not available in the {profile!r} access profile (it needs {need!r})"
     if (
         args is not None

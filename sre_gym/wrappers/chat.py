@@ -25,7 +25,7 @@ from gymnasium import spaces
 from sre_gym.catalogs import load_app
 from sre_gym.clock import rfc3339
 from sre_gym.envs.marathon import INVOCATION_S, N_INVOCATIONS
-from sre_gym.tools.policy import PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES
 from sre_gym.tools.specs import BUDGET_S, END_INVOCATION, TOOLS
 from sre_gym.wrappers.spaces import ChatMessages
 from sre_gym.wrappers.tool_call_steps import ToolCallSteps, marathon_of
@@ -94,7 +94,7 @@ def _compact(x: Any, limit: int, tail: bool = False) -> str:
 def system_prompt(app: str, profile: str, invocations: int = N_INVOCATIONS) -> str:
     """The situation and the rules, from public facts only (the app, the tools, the policy)."""
     a = load_app(app)
-    names = [n for n in TOOLS if n in PROFILES[profile]]
+    names = [n for n in TOOLS if n in ACCESS_PROFILES[profile]]
     tools = "; ".join(f"{n} ({TOOLS[n].kind}, {TOOLS[n].duration_s}s)" for n in names)
     return ascii_text(
         f"You are the on-call site reliability engineer for {a.title}, {len(a.serving)} services "

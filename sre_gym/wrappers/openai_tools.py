@@ -25,7 +25,7 @@ import gymnasium as gym
 from pydantic import ValidationError
 
 from sre_gym.tools.dispatch import Invalid, _errors
-from sre_gym.tools.policy import PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES
 from sre_gym.tools.specs import END_INVOCATION, TOOLS
 from sre_gym.wrappers.spaces import AssistantTurn
 from sre_gym.wrappers.tool_call_steps import ToolCallSteps, marathon_of
@@ -36,7 +36,7 @@ MAX_TURN_CHARS = 1_000_000
 
 def openai_tools(profile: str = "full") -> list[dict[str, Any]]:
     """OpenAI function-calling definitions of the tools a profile has, then ``end_invocation``."""
-    out = [s.openai() for n, s in TOOLS.items() if n in PROFILES[profile]]
+    out = [s.openai() for n, s in TOOLS.items() if n in ACCESS_PROFILES[profile]]
     return [*out, END_INVOCATION.openai()]
 
 

@@ -291,13 +291,13 @@ def test_ansi_render():
 @pytest.mark.parametrize("name", ["short", "single"])
 def test_schedule_profiles_check_end_on_time_and_rescore_offline(tmp_path, name):
     from sre_gym.agents import make_agent
-    from sre_gym.orchestrator import PROFILES
+    from sre_gym.orchestrator import SCHEDULE_PROFILES
 
     env = gym.make("SREMarathon-v0", schedule=name, bundle_dir=str(tmp_path))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped)
-    n = PROFILES[name].invocations
+    n = SCHEDULE_PROFILES[name].invocations
     assert env.unwrapped.n_invocations == n and env.observation_space["invocation"].n == n + 1
     ag = make_agent("oracle", env=env)
     obs, info = env.reset(seed=2)
@@ -311,8 +311,8 @@ def test_schedule_profiles_check_end_on_time_and_rescore_offline(tmp_path, name)
     assert abs(total - card["marathon_score"]) < 1e-9 and card["marathon_score"] >= 90
     assert score_bundle(info["bundle"]) == card
     manifest = json.loads((Path(info["bundle"]) / "manifest.json").read_text())
-    assert manifest["env"]["schedule_profile"] == PROFILES[name].model_dump(mode="json")
-    assert manifest["episode_end"] - manifest["episode_start"] == PROFILES[name].duration_s
+    assert manifest["env"]["schedule_profile"] == SCHEDULE_PROFILES[name].model_dump(mode="json")
+    assert manifest["episode_end"] - manifest["episode_start"] == SCHEDULE_PROFILES[name].duration_s
     with pytest.raises(gym.error.ResetNeeded):
         env.step([])
 

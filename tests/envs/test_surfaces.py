@@ -27,7 +27,7 @@ from sre_gym.orchestrator.schedule import schedule
 from sre_gym.scoring.scorer import score
 from sre_gym.sim.topology import compile_topology
 from sre_gym.tools import TOOLS
-from sre_gym.tools.policy import INTERVENTIONS, PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES, INTERVENTIONS
 from sre_gym.wrappers import ChatObservation, OpenAITools, ToolCallSteps
 
 # ---------------------------------------------------------------------------------- strategies
@@ -406,12 +406,12 @@ def test_interventions_cite_open_incidents_from_earlier_invocations_and_risk_cou
 
 
 # ---------------------------------------------------------------------------------- profiles
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", list(ACCESS_PROFILES))
 def test_profile_is_recorded_and_enforced_without_penalty(profile):
     env = gym.make("SREMarathon-v0", profile=profile)
     env.reset(seed=0)
     assert env.unwrapped.evidence.manifest["env"]["profile"] == profile
-    calls = [{"tool": t, "args": {}} for t in TOOLS if t not in PROFILES[profile]]
+    calls = [{"tool": t, "args": {}} for t in TOOLS if t not in ACCESS_PROFILES[profile]]
     obs, reward, *_ = env.step(calls)
     for r in json.loads(obs["tool_results"]):
         assert not r["ok"] and f"{profile!r} access profile" in r["error"]

@@ -12,17 +12,26 @@ from hypothesis import strategies as st
 
 from sre_gym.catalogs import APPS, load_catalog
 from sre_gym.clock import TICK_S
-from sre_gym.orchestrator import PROFILES, ScheduleProfile, profile_from, schedule
+from sre_gym.orchestrator import SCHEDULE_PROFILES, ScheduleProfile, schedule, schedule_profile_from
 
 OB = "online-boutique"
 SEEDS = range(10)
 
 
 def test_named_profiles_have_their_lengths():
-    assert PROFILES["marathon"].invocations == 45 and PROFILES["marathon"].injection_s == 3600
-    assert PROFILES["short"].invocations == 15 and PROFILES["short"].injection_s == 1200
-    assert PROFILES["single"].invocations == 10 and PROFILES["single"].injection_s == 240
-    assert profile_from(None) is PROFILES["marathon"]
+    assert (
+        SCHEDULE_PROFILES["marathon"].invocations == 45
+        and SCHEDULE_PROFILES["marathon"].injection_s == 3600
+    )
+    assert (
+        SCHEDULE_PROFILES["short"].invocations == 15
+        and SCHEDULE_PROFILES["short"].injection_s == 1200
+    )
+    assert (
+        SCHEDULE_PROFILES["single"].invocations == 10
+        and SCHEDULE_PROFILES["single"].injection_s == 240
+    )
+    assert schedule_profile_from(None) is SCHEDULE_PROFILES["marathon"]
 
 
 @pytest.mark.parametrize("app", APPS)
@@ -73,7 +82,9 @@ def test_filters_by_category_and_by_id_pattern():
 
 
 def test_explicit_fields_override_the_base_and_keep_the_calibrated_rate():
-    p = profile_from({"profile": "single", "n_faults": [2, 2], "window_s": [300, 300, 300]})
+    p = schedule_profile_from(
+        {"profile": "single", "n_faults": [2, 2], "window_s": [300, 300, 300]}
+    )
     assert p.name == "single+custom" and p.duration_s == 1200
     s = schedule(OB, 0, profile=p)
     assert len(s.faults) == 2 and all(f.duration == 300 for f in s.faults)
@@ -84,8 +95,8 @@ def test_explicit_fields_override_the_base_and_keep_the_calibrated_rate():
 
 
 def test_profile_round_trips_through_json():
-    p = profile_from({"profile": "short", "categories": ["code"], "intensity_power": 2})
-    again = profile_from(json.loads(json.dumps(p.model_dump(mode="json"))))
+    p = schedule_profile_from({"profile": "short", "categories": ["code"], "intensity_power": 2})
+    again = schedule_profile_from(json.loads(json.dumps(p.model_dump(mode="json"))))
     assert again == p
     assert schedule(OB, 2, profile=again).to_json() == schedule(OB, 2, profile=p).to_json()
 
@@ -106,7 +117,7 @@ def test_profile_round_trips_through_json():
 )
 def test_bad_profiles_say_why(spec, msg):
     with pytest.raises(ValueError, match=msg):
-        profile_from(spec)
+        schedule_profile_from(spec)
 
 
 def test_filters_that_leave_nothing_say_why():
@@ -127,8 +138,8 @@ def test_filters_that_leave_nothing_say_why():
 
 def test_profiles_are_frozen():
     with pytest.raises(ValueError):
-        PROFILES["short"].duration_s = 60  # type: ignore[misc]
-    assert isinstance(PROFILES["short"], ScheduleProfile)
+        SCHEDULE_PROFILES["short"].duration_s = 60  # type: ignore[misc]
+    assert isinstance(SCHEDULE_PROFILES["short"], ScheduleProfile)
 
 
 @settings(max_examples=40, deadline=None)

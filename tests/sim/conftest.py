@@ -56,7 +56,7 @@ def state_of():
                 "ready",
                 "state",
                 "rev",
-                "prof",
+                "beh",
                 "node",
                 "hog",
                 "delay",
@@ -68,7 +68,7 @@ def state_of():
             arrays,
             list(p.names),
             len(cl.changes),
-            len(cl.profiles),
+            len(cl.behaviours),
             len(cl._actions),
             RELEASE,
         )

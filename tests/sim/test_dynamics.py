@@ -75,7 +75,7 @@ class World:
         return v.copy() if isinstance(v, np.ndarray) else v
 
     def __getattr__(self, name: str):
-        if name.startswith(("prof_", "pod_")) or name in ("blocked", "prev_attempts", "rows"):
+        if name.startswith(("beh_", "pod_")) or name in ("blocked", "prev_attempts", "rows"):
             return self.field(name)
         raise AttributeError(name)
 
@@ -108,8 +108,8 @@ def row_of(cl, name: str) -> int:
     return next(int(r) for r in cl.pods.live() if cl.pods.dep[r] == i)
 
 
-def prof_of(cl, name: str) -> int:
-    return int(cl.pods.prof[row_of(cl, name)])
+def beh_of(cl, name: str) -> int:
+    return int(cl.pods.beh[row_of(cl, name)])
 
 
 def test_healthy_tick(world):
@@ -168,7 +168,7 @@ def test_utilisation_adds_latency_then_saturation_adds_errors(world):
     assert first_err > 0 and lat[first_err - 1] > 2 * lat[0]  # latency grew before any error
     assert err[-1] > 0.3
     assert max(use) == pytest.approx(
-        world.prof_cpu_limit[prof_of(world, "currencyservice")]
+        world.beh_cpu_limit[beh_of(world, "currencyservice")]
     )  # usage capped at the limit
 
 
@@ -189,11 +189,11 @@ def test_denied_edge_hangs_until_the_caller_timeout(world):
 def test_denied_edge_without_deadline_hangs_the_drop_time(world):
     t = world.topo
     fe, cur = t.entry, t.index["currencyservice"]
-    to = world.prof_timeout.copy()
-    to[prof_of(world, "frontend"), cur] = np.inf
+    to = world.beh_timeout.copy()
+    to[beh_of(world, "frontend"), cur] = np.inf
     b = np.zeros((t.n, t.n), dtype=bool)
     b[fe, cur] = True
-    o = run(world, blocked=b, prof_timeout=to)
+    o = run(world, blocked=b, beh_timeout=to)
     home = t.route_names.index("home")
     assert o.route_lat[home] >= t.route_calls[home, cur] * DROP_HANG_MS
 
@@ -201,9 +201,9 @@ def test_denied_edge_without_deadline_hangs_the_drop_time(world):
 def test_wrong_address_fails_fast(world):
     t = world.topo
     fe, cur = t.entry, t.index["currencyservice"]
-    ab = world.prof_addr_bad.copy()
-    ab[prof_of(world, "frontend"), cur] = True
-    o = run(world, prof_addr_bad=ab)
+    ab = world.beh_addr_bad.copy()
+    ab[beh_of(world, "frontend"), cur] = True
+    o = run(world, beh_addr_bad=ab)
     base = run(world)
     assert o.edge_kind[fe, cur] == 1 and o.edge_tfail[fe, cur] == 1.0
     calls_cur = t.route_calls[:, cur]
@@ -258,9 +258,9 @@ def test_soft_dependencies_do_not_fail_the_entry_route(world):
 
 def test_callee_errors_compound_into_hard_callers(world):
     t = world.topo
-    pe = world.prof_err.copy()
-    pe[prof_of(world, "paymentservice")] = 0.4
-    o = run(world, prof_err=pe)
+    pe = world.beh_err.copy()
+    pe[beh_of(world, "paymentservice")] = 0.4
+    o = run(world, beh_err=pe)
     pay, co = t.index["paymentservice"], t.index["checkoutservice"]
     assert o.own_err[pay] == pytest.approx(0.4)
     assert o.err[co] == pytest.approx(0.4)
@@ -272,16 +272,16 @@ def test_callee_errors_compound_into_hard_callers(world):
 def test_retries_amplify_load_from_the_previous_tick(world):
     t = world.topo
     fe, cart, redis = t.entry, t.index["cartservice"], t.index["redis-cart"]
-    pe = world.prof_err.copy()
-    pe[prof_of(world, "cartservice")] = 0.5
-    pr = world.prof_retries.copy()
-    pr[prof_of(world, "frontend"), cart] = 3
-    first = run(world, prof_err=pe, prof_retries=pr)
+    pe = world.beh_err.copy()
+    pe[beh_of(world, "cartservice")] = 0.5
+    pr = world.beh_retries.copy()
+    pr[beh_of(world, "frontend"), cart] = 3
+    first = run(world, beh_err=pe, beh_retries=pr)
     base = run(world)
     assert first.lam[cart] == pytest.approx(base.lam[cart])  # amplification lags one tick
     expected = (1 - 0.5**4) / (1 - 0.5)
     assert first.attempts[fe, cart] == pytest.approx(expected)
-    second = run(world, prof_err=pe, prof_retries=pr, prev_attempts=first.attempts)
+    second = run(world, beh_err=pe, beh_retries=pr, prev_attempts=first.attempts)
     fe_share = t.calls[fe, cart] * base.lam[fe] / base.lam[cart]
     assert second.lam[cart] == pytest.approx(
         base.lam[cart] * (fe_share * expected + (1 - fe_share))
@@ -320,7 +320,7 @@ def test_ready_pods_share_load(world):
     for name in (
         "pod_dep",
         "pod_ready",
-        "pod_prof",
+        "pod_beh",
         "pod_delay",
         "pod_zone",
         "pod_listen_age",
@@ -336,7 +336,7 @@ def test_ready_pods_share_load(world):
     per_pod = one.lam[cur] / 2 * t.cpu_ms[cur] / 1000.0
     assert two.pod_usage[n] == pytest.approx(per_pod)
     assert two.pod_usage[r] == pytest.approx(
-        min(per_pod + 0.15, world.prof_cpu_limit[world.pod_prof[r]])
+        min(per_pod + 0.15, world.beh_cpu_limit[world.pod_beh[r]])
     )
     assert two.served[cur] == pytest.approx(one.served[cur])
 

@@ -14,17 +14,17 @@ PULL_S = 0.0  # scheduling, pull and container creation (the cluster sets it; 0 
 class Kubelet:
     """One deployment, one profile, two nodes (node index -1 means unscheduled)."""
 
-    def __init__(self, **prof) -> None:
+    def __init__(self, **beh) -> None:
         self.pods = P.PodTable(cap=2)
         self.arrays = {
-            "prof_image_ok": np.array([prof.get("image_ok", True)]),
-            "prof_probe_ok": np.array([prof.get("probe_ok", True)]),
-            "prof_crash_after": np.array([float(prof.get("crash_after", INF))]),
-            "prof_leak": np.array([float(prof.get("leak", 0.0))]),
-            "prof_mem_limit": np.array([float(prof.get("mem_limit", 100.0))]),
-            "dep_mem_base": np.array([float(prof.get("mem_base", 50.0))]),
+            "beh_image_ok": np.array([beh.get("image_ok", True)]),
+            "beh_probe_ok": np.array([beh.get("probe_ok", True)]),
+            "beh_crash_after": np.array([float(beh.get("crash_after", INF))]),
+            "beh_leak": np.array([float(beh.get("leak", 0.0))]),
+            "beh_mem_limit": np.array([float(beh.get("mem_limit", 100.0))]),
+            "dep_mem_base": np.array([float(beh.get("mem_base", 50.0))]),
             # the process boots in `startup` s; a probe every second from the start marks it ready
-            "dep_boot": np.array([float(prof.get("startup", 5.0))]),
+            "dep_boot": np.array([float(beh.get("startup", 5.0))]),
             "dep_probed": np.array([True]),
             "dep_probe_delay": np.array([0.0]),
             "dep_probe_period": np.array([1.0]),

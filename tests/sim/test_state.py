@@ -14,7 +14,7 @@ from sre_gym.sim.state import (
     Image,
     Revision,
     World,
-    compile_profile,
+    compile_behaviour,
     go_duration_ms,
     initial_template,
 )
@@ -88,7 +88,7 @@ def _images(*extra: Image) -> dict:
 def test_shipped_template_compiles_to_a_healthy_profile():
     for name in TOPO.names:
         d = _dep(name)
-        p = compile_profile(TOPO, d, d.current.template, _images())
+        p = compile_behaviour(TOPO, d, d.current.template, _images())
         assert (p.err, p.lat_ms, p.cpu_mult, p.leak) == (0.0, 0.0, 1.0, 0.0), name
         assert p.crash_after == np.inf
         assert p.image_ok and p.probe_ok, name
@@ -101,24 +101,24 @@ def test_shipped_template_compiles_to_a_healthy_profile():
 def test_wrong_address_env_marks_only_that_callee():
     d = _dep("checkoutservice")
     tpl = d.current.template.with_env("PAYMENT_SERVICE_ADDR", "paymentservice:50052")
-    p = compile_profile(TOPO, d, tpl, _images())
+    p = compile_behaviour(TOPO, d, tpl, _images())
     assert np.nonzero(p.addr_bad)[0].tolist() == [TOPO.index["paymentservice"]]
     # removing the variable is also a broken address
     env = tuple((k, v) for k, v in d.current.template.env if k != "CART_SERVICE_ADDR")
-    p2 = compile_profile(TOPO, d, replace(d.current.template, env=env), _images())
+    p2 = compile_behaviour(TOPO, d, replace(d.current.template, env=env), _images())
     assert np.nonzero(p2.addr_bad)[0].tolist() == [TOPO.index["cartservice"]]
 
 
 def test_latency_env_is_parsed_as_a_go_duration():
     d = _dep("productcatalogservice")
     assert (
-        compile_profile(
+        compile_behaviour(
             TOPO, d, d.current.template.with_env("EXTRA_LATENCY", "450ms"), _images()
         ).lat_ms
         == 450
     )
     assert (
-        compile_profile(
+        compile_behaviour(
             TOPO, d, d.current.template.with_env("EXTRA_LATENCY", "junk"), _images()
         ).lat_ms
         == 0
@@ -126,7 +126,7 @@ def test_latency_env_is_parsed_as_a_go_duration():
     # the variable means nothing to a service whose code does not read it
     c = _dep("currencyservice")
     assert (
-        compile_profile(
+        compile_behaviour(
             TOPO, c, c.current.template.with_env("EXTRA_LATENCY", "1s"), _images()
         ).lat_ms
         == 0
@@ -147,7 +147,7 @@ def test_defect_of_the_image_is_applied():
     )
     img = Image("checkout:abc", "checkoutservice", "abc", defect)
     tpl = replace(d.current.template, image="checkout:abc")
-    p = compile_profile(TOPO, d, tpl, _images(img))
+    p = compile_behaviour(TOPO, d, tpl, _images(img))
     assert (p.err, p.lat_ms, p.cpu_mult, p.crash_after, p.leak, p.log) == (
         0.2,
         30,
@@ -166,15 +166,15 @@ def test_defect_of_the_image_is_applied():
 
 def test_unknown_image_and_wrong_probe_port():
     d = _dep("emailservice")
-    p = compile_profile(TOPO, d, replace(d.current.template, image="email:v9"), _images())
+    p = compile_behaviour(TOPO, d, replace(d.current.template, image="email:v9"), _images())
     assert not p.image_ok
-    q = compile_profile(TOPO, d, replace(d.current.template, readiness_port=8081), _images())
+    q = compile_behaviour(TOPO, d, replace(d.current.template, readiness_port=8081), _images())
     assert not q.probe_ok and q.image_ok
 
 
 def test_limits_parse_quantities():
     d = _dep("adservice")
-    p = compile_profile(
+    p = compile_behaviour(
         TOPO, d, replace(d.current.template, cpu_limit="1500m", mem_limit="1Gi"), _images()
     )
     assert (p.cpu_limit, p.mem_limit) == (1.5, 1024.0)

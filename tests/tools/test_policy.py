@@ -6,7 +6,7 @@ import pytest
 
 from sre_gym.tools import TOOLS
 from sre_gym.tools.policy import (
-    PROFILES,
+    ACCESS_PROFILES,
     check_profile,
     diff_paths,
     forbidden_reason,
@@ -64,13 +64,18 @@ def test_diff_paths_reads_the_headers():
 
 def test_profiles_nest_and_cover_the_tools():
     order = ["confined", "shell-visible", "build-capable", "full"]
-    assert list(PROFILES) == order
+    assert list(ACCESS_PROFILES) == order
     for a, b in zip(order, order[1:], strict=False):
-        assert PROFILES[a] < PROFILES[b]
-    assert PROFILES["full"] == set(TOOLS)
-    assert "query_logs" not in PROFILES["confined"] and "query_logs" in PROFILES["shell-visible"]
-    assert {"read_source", "submit_patch"} <= PROFILES["build-capable"] - PROFILES["shell-visible"]
-    assert {"rollback", "scale", "restart", "patch_config"} <= PROFILES["confined"]
+        assert ACCESS_PROFILES[a] < ACCESS_PROFILES[b]
+    assert ACCESS_PROFILES["full"] == set(TOOLS)
+    assert (
+        "query_logs" not in ACCESS_PROFILES["confined"]
+        and "query_logs" in ACCESS_PROFILES["shell-visible"]
+    )
+    assert {"read_source", "submit_patch"} <= ACCESS_PROFILES["build-capable"] - ACCESS_PROFILES[
+        "shell-visible"
+    ]
+    assert {"rollback", "scale", "restart", "patch_config"} <= ACCESS_PROFILES["confined"]
     assert profile_allows("full", "delete_resource") and not profile_allows(
         "build-capable", "delete_resource"
     )

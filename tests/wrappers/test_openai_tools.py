@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from sre_gym.tools import TOOLS
-from sre_gym.tools.policy import PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES
 from sre_gym.wrappers import ChatObservation, OpenAITools, ToolCallSteps, openai_tools
 
 
@@ -33,11 +33,11 @@ def test_check_env_passes_over_both_step_kinds(make, strict_check):
     strict_check(make(OpenAITools))
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", list(ACCESS_PROFILES))
 def test_tools_follow_the_profile_and_have_valid_schemas(make, profile):
     env = make(OpenAITools, profile=profile)
     names = [t["function"]["name"] for t in env.tools]
-    assert names == [n for n in TOOLS if n in PROFILES[profile]] + ["end_invocation"]
+    assert names == [n for n in TOOLS if n in ACCESS_PROFILES[profile]] + ["end_invocation"]
     assert env.tools == openai_tools(profile)
     for t in env.tools:
         assert t["type"] == "function" and t["function"]["description"]

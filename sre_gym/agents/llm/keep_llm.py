@@ -41,7 +41,7 @@ from sre_gym.agents.keep import GROUP_WINDOW_S, Alert
 from sre_gym.agents.llm.client import ModelClient
 from sre_gym.agents.llm.rag import CONTEXT_CHARS, items, retrieve
 from sre_gym.backends.base import alert_entities
-from sre_gym.tools.policy import BENCHMARK_WORKLOADS, INTERVENTIONS, PROFILES
+from sre_gym.tools.policy import ACCESS_PROFILES, BENCHMARK_WORKLOADS, INTERVENTIONS
 from sre_gym.tools.specs import TOOLS
 
 SYSTEM = (
@@ -396,7 +396,7 @@ class KeepLlmAgent(Agent):
         for r in items(plan.get("repairs")):
             tool, args, why = r.get("tool"), r.get("args"), None
             ref = r.get("incident", args.get("incident_id") if isinstance(args, dict) else None)
-            if tool not in INTERVENTIONS or tool not in PROFILES[self.base.profile]:
+            if tool not in INTERVENTIONS or tool not in ACCESS_PROFILES[self.base.profile]:
                 why = f"repair tool {str(tool)[:32]!r} is not an allowed intervention"
             elif not isinstance(ref, str) or ref not in refs:
                 why = f"repair cites unknown incident {str(ref)[:32]!r}"

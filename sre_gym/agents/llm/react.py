@@ -56,9 +56,9 @@ class ReactAgent(Agent):
         self.tools = [TOOLS[n].openai() for n in TOOLS if n in self._profile_tools()]
 
     def _profile_tools(self) -> frozenset[str]:
-        from sre_gym.tools.policy import PROFILES
+        from sre_gym.tools.policy import ACCESS_PROFILES
 
-        return PROFILES[self.base.profile]
+        return ACCESS_PROFILES[self.base.profile]
 
     def reset(self) -> None:
         self.client.transcript.clear()

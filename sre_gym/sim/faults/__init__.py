@@ -5,5 +5,5 @@ pipeline, a NetworkPolicy, a stressed pod, a node that stops reporting), reverts
 end, deploys the ordinary changes and records per-tick fault evidence; ``persistence.py`` challenges
 a repair that has held in a fork of the world; ``noise.py`` adds the seeded benign noise (CPU bursts,
 latency blips, noisy neighbours) that fires alerts with no fault behind it. The schedule itself, its
-profiles, the change stream and the open world are pure and stay in ``sre_gym.orchestrator``.
+schedule profiles, the change stream and the open world are pure and stay in ``sre_gym.orchestrator``.
 """

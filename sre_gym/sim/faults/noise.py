@@ -311,7 +311,7 @@ class Noise:
                 and p.dep[r] < cl.topo.n
                 and deps[p.dep[r]].name not in ev.spared
             ]
-            amounts = [ev.amount * float(cl.profiles[int(p.prof[r])].cpu_limit) for r in rows]
+            amounts = [ev.amount * float(cl.behaviours[int(p.beh[r])].cpu_limit) for r in rows]
             field = "hog"
         else:
             dep = cl.world.deployment(ev.target)

@@ -54,13 +54,15 @@ def sync(cl: SimCluster, hpas: list[HPA], t: float, usage: np.ndarray) -> None:
     """One controller pass at ``t``; ``usage`` is the cores each pod row burnt in the last tick."""
     p = cl.pods
     live = p.live()
+    ready = live[p.ready[live]]
+    ready = ready[ready < len(usage)]
+    ready_dep = p.dep[ready]
     for h in hpas:
         dep = cl.world.deployments[h.dep]
         if dep.replicas == 0:
             h.utilisation = None
             continue
-        rows = live[(p.dep[live] == h.dep) & p.ready[live]]
-        rows = rows[rows < len(usage)]
+        rows = ready[ready_dep == h.dep]
         if not len(rows):
             continue
         util = float(usage[rows].mean()) / max(h.request, 1e-9) * 100.0
@@ -69,7 +71,9 @@ def sync(cl: SimCluster, hpas: list[HPA], t: float, usage: np.ndarray) -> None:
         cur = dep.replicas
         want = cur if abs(ratio - 1.0) <= TOLERANCE else int(math.ceil(cur * ratio))
         want = min(max(want, h.spec.min_replicas), h.spec.max_replicas)
-        h.history = [(x, r) for x, r in h.history if t - x < DOWN_WINDOW_S] + [(t, want)]
+        while h.history and t - h.history[0][0] >= DOWN_WINDOW_S:  # oldest first
+            h.history.pop(0)
+        h.history.append((t, want))
         if want > cur:
             new = min(want, max(2 * cur, cur + UP_MAX_PODS))
         else:

@@ -54,6 +54,7 @@ class Family:
         "_cap_ticks",
         "_order",
         "_hints",
+        "query_rows",
     )
 
     def __init__(
@@ -71,6 +72,9 @@ class Family:
         self._hints = row_hints
         self.data = nan_block(8, cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
+        # per row, filled lazily by the query engine: (labels as a dict, labels with the metric
+        # name and without empty values), shared by every selector that scans this family
+        self.query_rows: list[tuple[dict[str, str], tuple[tuple[str, str], ...]]] = []
         # label names are distinct, so a series' sorted pairs follow the sorted names
         self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
 

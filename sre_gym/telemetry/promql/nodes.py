@@ -159,19 +159,34 @@ class SeriesTracker:
             new = self._scan(self.name, fam, self._scanned)
             self._scanned = len(fam.rows)
             if new:  # else the selection (and what downstream caches keyed on it) stays as it is
-                for x in new:  # new series mostly sort last: insertion beats a full re-sort
-                    bisect.insort(self._found, x, key=_label_key)
-                self._sel = self._selection(self._found)
+                new.sort(key=_label_key)
+                sel = self._sel
+                if sel.single and _label_key(new[0]) > _label_key(self._found[-1]):
+                    # the usual case: new series sort last, so the selection only grows at its end
+                    self._found += new
+                    rows = np.fromiter((f[2] for f in new), dtype=np.intp, count=len(new))
+                    rows = np.concatenate([sel.parts[0][1], rows])
+                    labels = sel.labels + tuple(f[0] for f in new)
+                    self._sel = Selection(
+                        labels, [(fam, rows, np.arange(len(rows), dtype=np.intp))]
+                    )
+                else:
+                    for x in new:
+                        bisect.insort(self._found, x, key=_label_key)
+                    self._sel = self._selection(self._found)
         return self._sel
 
     def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:
         """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""
         found = []
-        for r in range(start, len(fam.rows)):
+        seen = fam.query_rows
+        for r in range(len(seen), len(fam.rows)):
             labels = fam.rows[r]
-            d = dict(labels)
+            ls = tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),)))
+            seen.append((dict(labels), ls))
+        for r in range(start, len(fam.rows)):
+            d, ls = seen[r]
             if all(fn(d.get(lab, "")) for lab, fn in self._label_ms):
-                ls = tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),)))
                 found.append((ls, fam, r))
         return found
 

@@ -137,7 +137,7 @@ class SeriesTracker:
         self._key: object = object()
         self._sel: Selection | None = None
         self._fam: Family | None = None
-        self._found: list[tuple[LabelSet, Family, int]] = []
+        self._found: list[tuple[LabelSet, Family, int]] | None = []
         self._scanned = 0
         # live subsets of the selection ``_live_of``, by their mask (selectors that share the
         # tracker read different windows)
@@ -159,22 +159,35 @@ class SeriesTracker:
             new = self._scan(self.name, fam, self._scanned)
             self._scanned = len(fam.rows)
             if new:  # else the selection (and what downstream caches keyed on it) stays as it is
-                new.sort(key=_label_key)
                 sel = self._sel
-                if sel.single and _label_key(new[0]) > _label_key(self._found[-1]):
-                    # the usual case: new series sort last, so the selection only grows at its end
-                    self._found += new
-                    rows = np.fromiter((f[2] for f in new), dtype=np.intp, count=len(new))
-                    rows = np.concatenate([sel.parts[0][1], rows])
-                    labels = sel.labels + tuple(f[0] for f in new)
+                if sel.single:
+                    # insert into flat lists (C-level copies) rather than re-walk every series in
+                    # Python: a new pod's series sort among its deployment's, not at the end
+                    labels, rows = list(sel.labels), sel.parts[0][1].tolist()
+                    for ls, _, r in sorted(new, key=_label_key):
+                        i = bisect.bisect_right(labels, ls)
+                        labels.insert(i, ls)
+                        rows.insert(i, r)
+                    self._found = None  # rebuilt from the selection if ever needed
+                    arr = np.array(rows, dtype=np.intp)
                     self._sel = Selection(
-                        labels, [(fam, rows, np.arange(len(rows), dtype=np.intp))]
+                        tuple(labels), [(fam, arr, np.arange(len(arr), dtype=np.intp))]
                     )
                 else:
+                    found = self._found_list()
                     for x in new:
-                        bisect.insort(self._found, x, key=_label_key)
-                    self._sel = self._selection(self._found)
+                        bisect.insort(found, x, key=_label_key)
+                    self._sel = self._selection(found)
         return self._sel
+
+    def _found_list(self) -> list[tuple[LabelSet, Family, int]]:
+        """The selected (labels, family, row) triples, sorted by labels."""
+        if self._found is None:
+            fam, rows, _ = self._sel.parts[0]
+            self._found = [
+                (ls, fam, r) for ls, r in zip(self._sel.labels, rows.tolist(), strict=True)
+            ]
+        return self._found
 
     def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:
         """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""

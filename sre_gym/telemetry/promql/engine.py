@@ -29,11 +29,14 @@ from .nodes import (
     UnaryNode,
     _SplitNeeded,
 )
-from .types import Ctx, Labels, PromQLError, RangeIn, Result, Scal, Str
+from .types import Ctx, Labels, LabelSet, PromQLError, RangeIn, Result, Scal, Str
 
 # Present in Prometheus 2.42 but not in promql-parser's table; registered so that queries using
 # them parse and can be rejected with a clear "unsupported" error instead of a parse error.
 _EXTRA_FUNCS_REGISTERED = False
+_LABEL_DICTS_MAX = (
+    100_000  # label sets whose dict an engine keeps (a marathon makes some thousands)
+)
 
 
 def _register_extra_functions() -> None:
@@ -83,6 +86,9 @@ class Engine:
         self._alive: dict[tuple, tuple] | None = None  # see alive
         # one series tracker per (name, matchers) across plans: rules sharing a selector scan once
         self._trackers: dict[tuple, SeriesTracker] = {}
+        # one label dict per label set across results, so that consumers caching on a dict's
+        # identity (the alert engine's rendered labels) keep hitting as selections change
+        self._label_dicts: dict[LabelSet, dict[str, str]] = {}
 
     def __getstate__(self) -> dict:
         # Plans hold parser objects that cannot be pickled; they are rebuilt on demand.
@@ -280,7 +286,9 @@ class Engine:
             if start is not None or len(tms) < 2:
                 raise
             return _merge([self.eval(plan, [t]) for t in tms / 1000.0], tms)
-        return _to_result(v, tms, plan.rcache)
+        if len(self._label_dicts) > _LABEL_DICTS_MAX:
+            self._label_dicts = {}
+        return _to_result(v, tms, plan.rcache, self._label_dicts)
 
     def instant(self, query: str, t: float) -> dict:
         """Prometheus ``/api/v1/query`` ``data`` object for ``query`` at ``t`` (seconds)."""
@@ -327,13 +335,21 @@ class _ResultLabels:
 
     __slots__ = ("order", "dicts", "sets")
 
-    def __init__(self, labels: Labels) -> None:
+    def __init__(self, labels: Labels, shared: dict[LabelSet, dict[str, str]] | None) -> None:
         self.order = np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.intp)
         self.sets = [labels[i] for i in self.order.tolist()]
-        self.dicts = [dict(ls) for ls in self.sets]
+        if shared is None:
+            self.dicts = [dict(ls) for ls in self.sets]
+        else:
+            self.dicts = [shared.get(ls) or shared.setdefault(ls, dict(ls)) for ls in self.sets]
 
 
-def _to_result(v, tms: np.ndarray, cache: LabelCache | None = None) -> Result:
+def _to_result(
+    v,
+    tms: np.ndarray,
+    cache: LabelCache | None = None,
+    shared: dict[LabelSet, dict[str, str]] | None = None,
+) -> Result:
     secs = tms / 1000.0
     if isinstance(v, Str):
         return Result(
@@ -346,7 +362,7 @@ def _to_result(v, tms: np.ndarray, cache: LabelCache | None = None) -> Result:
         raise PromQLError("range vector result")
     rl = cache.get(v.labels) if cache is not None else None
     if rl is None:
-        rl = _ResultLabels(v.labels)
+        rl = _ResultLabels(v.labels, shared)
         if cache is not None:
             cache.put(rl, v.labels)
     keep = v.present.any(axis=1)[rl.order]

@@ -56,39 +56,58 @@ class SimProbes:
         """Each active fault's probe as of ``tick``, from the tick's output ``out``."""
         cl = self.cl
         topo = cl.topo
-        st = cl.deployment_status()
         t = cl.time_of_tick(tick)
-        # a workload scaled to zero is not healthy, however quiet it is
-        serving = st["spec_replicas"] > 0
-        avail_ok = (st["status_replicas_available"] >= st["spec_replicas"]) & serving
-        p = cl.pods
-        live = p.live()
-        # a pod that crashed recently, or is stuck waiting (back-off, image pull), is unsettled; a pod
-        # that is simply starting up after a rollout is not
-        state = p.state[live]
-        stuck = (state == BACKOFF) | (state == IMAGE_WAIT)
-        unsettled = stuck | ((p.restarts[live] > 0) & (t - p.last_term_at[live] < RESTART_QUIET_S))
-        bad = np.bincount(p.dep[live][unsettled], minlength=len(cl.world.deployments))
-        # a pod of an older revision still running may crash again: the workload is quiet only once
-        # the rollout has replaced every one of them
-        cur = np.array([d.current.number for d in cl.world.deployments])
-        behind = np.bincount(
-            p.dep[live][p.rev[live] != cur[p.dep[live]]], minlength=len(cl.world.deployments)
-        )
-        quiet = (bad == 0) & (behind == 0) & avail_ok
-        # a rollout that is progressing is fine; one whose new pods are stuck (image pull, back-off,
-        # never passing readiness) is not
-        d = p.dep[live]
-        due = ready_at(
-            p.started[live],
-            cl.dep_boot[d],
-            cl.dep_probed[d],
-            cl.dep_probe_delay[d],
-            cl.dep_probe_period[d],
-        )
-        never_ready = (state == RUNNING) & ~p.ready[live] & (t > np.nan_to_num(due) + STUCK_GRACE_S)
-        stuck_n = np.bincount(p.dep[live][stuck | never_ready], minlength=len(cl.world.deployments))
-        rollout_ok = avail_ok & (stuck_n == 0)
+        memo: dict[str, object] = {}
+
+        def status() -> dict[str, np.ndarray]:
+            if "st" not in memo:
+                memo["st"] = cl.deployment_status()
+            return memo["st"]  # type: ignore[return-value]
+
+        def workload_states() -> tuple[np.ndarray, np.ndarray]:
+            """(quiet, rollout_ok) per deployment; only rollout and restart probes need them."""
+            if "workloads" in memo:
+                return memo["workloads"]  # type: ignore[return-value]
+            st = status()
+            # a workload scaled to zero is not healthy, however quiet it is
+            serving = st["spec_replicas"] > 0
+            avail_ok = (st["status_replicas_available"] >= st["spec_replicas"]) & serving
+            p = cl.pods
+            live = p.live()
+            # a pod that crashed recently, or is stuck waiting (back-off, image pull), is
+            # unsettled; a pod that is simply starting up after a rollout is not
+            state = p.state[live]
+            stuck = (state == BACKOFF) | (state == IMAGE_WAIT)
+            unsettled = stuck | (
+                (p.restarts[live] > 0) & (t - p.last_term_at[live] < RESTART_QUIET_S)
+            )
+            bad = np.bincount(p.dep[live][unsettled], minlength=len(cl.world.deployments))
+            # a pod of an older revision still running may crash again: the workload is quiet only
+            # once the rollout has replaced every one of them
+            cur = np.array([d.current.number for d in cl.world.deployments])
+            behind = np.bincount(
+                p.dep[live][p.rev[live] != cur[p.dep[live]]], minlength=len(cl.world.deployments)
+            )
+            quiet = (bad == 0) & (behind == 0) & avail_ok
+            # a rollout that is progressing is fine; one whose new pods are stuck (image pull,
+            # back-off, never passing readiness) is not
+            d = p.dep[live]
+            due = ready_at(
+                p.started[live],
+                cl.dep_boot[d],
+                cl.dep_probed[d],
+                cl.dep_probe_delay[d],
+                cl.dep_probe_period[d],
+            )
+            never_ready = (
+                (state == RUNNING) & ~p.ready[live] & (t > np.nan_to_num(due) + STUCK_GRACE_S)
+            )
+            stuck_n = np.bincount(
+                p.dep[live][stuck | never_ready], minlength=len(cl.world.deployments)
+            )
+            memo["workloads"] = (quiet, avail_ok & (stuck_n == 0))
+            return memo["workloads"]  # type: ignore[return-value]
+
         # SLIs as an SLO reads them: over the last minute, one scrape behind
         sli = self.window.read(out, topo.sigma)
         # serving now, and over the window the SLIs read (a window without requests has no ratio)
@@ -96,6 +115,8 @@ class SimProbes:
         # taking requests now, but failing most of them over the window, or with no window yet
         refusing = (out.served > 0) & ((sli.served <= 0) | (sli.own_err > ANSWERING_ERR_MAX))
         idx = topo.index
+        p = cl.pods
+        live = p.live()
 
         node_of = {nd.name: i for i, nd in enumerate(cl.world.nodes)}
         # workloads of the app (not the load generator or flagd) still sitting on each node
@@ -106,10 +127,10 @@ class SimProbes:
 
         dep_idx = {d.name: d.index for d in cl.world.deployments}
 
-        some_ready = serving & (st["status_replicas_available"] >= 1)
-
         def workloads_up(inj: Injection) -> bool:
             """The moved workloads run somewhere (not merely gone: scaling to zero is no repair)."""
+            st = status()
+            some_ready = (st["spec_replicas"] > 0) & (st["status_replicas_available"] >= 1)
             return all(some_ready[dep_idx[d]] for d in inj.detail.get("probe_deps", ()))
 
         def health(inj: Injection) -> int:
@@ -143,9 +164,9 @@ class SimProbes:
             if pr.kind == "edge_error":  # the caller must be serving for its edge to count
                 return int(bool(has[s]) and sli.edge_tfail[s, idx[pr.peer]] <= pr.max)
             if pr.kind == "rollout_complete":
-                return int(bool(rollout_ok[s]))
+                return int(bool(workload_states()[1][s]))
             if pr.kind == "no_restarts":
-                return int(bool(quiet[s]))
+                return int(bool(workload_states()[0][s]))
             raise ValueError(pr.kind)  # pragma: no cover
 
         return health

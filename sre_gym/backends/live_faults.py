@@ -50,6 +50,7 @@ from sre_gym.orchestrator.faults import (
     key_aliases,
     node_aliases,
     policy_aliases,
+    policy_name,
     replicas_aliases,
 )
 from sre_gym.orchestrator.schedule import Schedule
@@ -63,23 +64,9 @@ OUT_OF_SERVICE = {
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 FLAG_KEY = "demo.flagd.json"
 FLAGD = "flagd"
+
+
 # names of egress policies a platform team might plausibly apply (the simulator's, by the same hash)
-POLICY_NAMES = (
-    "{src}-egress-allowlist",
-    "restrict-{src}-egress",
-    "{src}-default-deny-egress",
-    "egress-lockdown-{src}",
-)
-
-
-def policy_name(f: Fault, seed: int) -> str:
-    name = str(f.params.get("policy") or "")
-    if not name or name == "auto":
-        pick = int(stable_hash(seed, f.id, digits=8), 16) % len(POLICY_NAMES)
-        name = POLICY_NAMES[pick].format(src=f.target)
-    return name
-
-
 class _Mech:
     def always_revert(self, drv: LiveFaults, inj: Injection) -> bool:
         return False

@@ -24,6 +24,7 @@ import numpy as np
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import Change, Fault
 from sre_gym.orchestrator.schedule import Schedule
+from sre_gym.rng import stable_hash
 
 PROBE_TAIL_S = 600  # probes keep being recorded this long after a fault's revert
 
@@ -80,6 +81,24 @@ def key_aliases(dep: str, k: str) -> list[str]:
     if k.startswith("env."):
         out += [k[4:], f"{dep}/{k[4:]}"]
     return out
+
+
+# names a platform team might give an egress lockdown policy (a partition fault's "auto" name)
+POLICY_NAMES = (
+    "{src}-egress-allowlist",
+    "restrict-{src}-egress",
+    "{src}-default-deny-egress",
+    "egress-lockdown-{src}",
+)
+
+
+def policy_name(f: Fault, seed: int) -> str:
+    """The NetworkPolicy's name: the catalog's, or one a platform team might pick (stable hash)."""
+    name = str(f.params.get("policy") or "")
+    if not name or name == "auto":
+        pick = int(stable_hash(seed, f.id, digits=8), 16) % len(POLICY_NAMES)
+        name = POLICY_NAMES[pick].format(src=f.target)
+    return name
 
 
 def policy_aliases(name: str) -> list[str]:

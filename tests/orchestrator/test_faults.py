@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from sre_gym.catalogs import load_catalog
 from sre_gym.orchestrator.faults import (
+    POLICY_NAMES,
     PROBE_TAIL_S,
     FaultDriver,
     Injection,
     aliases,
     key_aliases,
     policy_aliases,
+    policy_name,
 )
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault
 
@@ -122,3 +125,15 @@ def test_aliases_normalise_and_keep_first_occurrences():
     assert aliases(" A ", "a", "", "B") == ["a", "b"]
     assert key_aliases("cart", "env.REDIS_ADDR")[-2:] == ["REDIS_ADDR", "cart/REDIS_ADDR"]
     assert policy_aliases("Deny")[0] == "deny" and "netpol/deny" in policy_aliases("deny")
+
+
+def test_policy_names_are_the_catalogs_or_a_stable_pick():
+    f = next(
+        f for f in load_catalog("online-boutique").faults if f.mechanism == "network_partition"
+    )
+    auto = f.model_copy(update={"params": {**f.params, "policy": "auto"}})
+    picks = {policy_name(auto, seed) for seed in range(40)}
+    assert picks <= {p.format(src=f.target) for p in POLICY_NAMES} and len(picks) > 1
+    assert policy_name(auto, 7) == policy_name(auto, 7)
+    named = f.model_copy(update={"params": {**f.params, "policy": "team-egress"}})
+    assert policy_name(named, 7) == "team-egress"

@@ -15,12 +15,12 @@ import functools
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import Change, Fault
 from sre_gym.orchestrator.changes import Presentation, present
-from sre_gym.orchestrator.faults import PROBE_TAIL_S, FaultDriver, Injection
+from sre_gym.orchestrator.faults import POLICY_NAMES, PROBE_TAIL_S, FaultDriver, Injection
 from sre_gym.orchestrator.schedule import Schedule
 from sre_gym.rng import stable_hash
 from sre_gym.sim.cluster import SimCluster
 from sre_gym.sim.dynamics import TickOut
-from sre_gym.sim.faults.mechanisms import POD_FIELDS, POLICY_NAMES, SELECTOR_HEADROOM, mechanism_of
+from sre_gym.sim.faults.mechanisms import POD_FIELDS, SELECTOR_HEADROOM, mechanism_of
 from sre_gym.sim.faults.persistence import PersistenceChecker
 from sre_gym.sim.faults.probes import (
     ANSWERING_ERR_MAX,

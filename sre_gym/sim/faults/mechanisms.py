@@ -23,9 +23,9 @@ from sre_gym.orchestrator.faults import (
     key_aliases,
     node_aliases,
     policy_aliases,
+    policy_name,
     replicas_aliases,
 )
-from sre_gym.rng import stable_hash
 from sre_gym.sim.cluster import ChangeRecord
 from sre_gym.sim.diffs import reverse_diff
 from sre_gym.sim.netpol import egress_allowlist
@@ -41,12 +41,6 @@ POD_FIELDS = {
     "dependency_oom": "balloon",
 }
 # names of egress policies a platform team might plausibly apply (picked by a stable hash)
-POLICY_NAMES = (
-    "{src}-egress-allowlist",
-    "restrict-{src}-egress",
-    "{src}-default-deny-egress",
-    "egress-lockdown-{src}",
-)
 SELECTOR_HEADROOM = 0.5  # selector chaos is neutralised below this share of the pods' CPU limit
 
 
@@ -258,15 +252,6 @@ class NetworkPartition:
 
     def revert(self, drv: Injector, inj: Injection, t: float) -> None:
         drv.cl.delete_networkpolicy(inj.detail["policy"], t)
-
-
-def policy_name(f: Fault, seed: int) -> str:
-    """The NetworkPolicy's name: the catalog's, or one a platform team might pick (stable hash)."""
-    name = str(f.params.get("policy") or "")
-    if not name or name == "auto":
-        pick = int(stable_hash(seed, f.id, digits=8), 16) % len(POLICY_NAMES)
-        name = POLICY_NAMES[pick].format(src=f.target)
-    return name
 
 
 class NodeOutage:

@@ -23,18 +23,6 @@ def test_every_catalog_fault_has_one_mechanism_class(app):
             assert callable(getattr(m, name))
 
 
-def test_policy_names_are_the_catalogs_or_a_stable_pick():
-    f = next(
-        f for f in load_catalog("online-boutique").faults if f.mechanism == "network_partition"
-    )
-    auto = f.model_copy(update={"params": {**f.params, "policy": "auto"}})
-    picks = {M.policy_name(auto, seed) for seed in range(40)}
-    assert picks <= {p.format(src=f.target) for p in M.POLICY_NAMES} and len(picks) > 1
-    assert M.policy_name(auto, 7) == M.policy_name(auto, 7)
-    named = f.model_copy(update={"params": {**f.params, "policy": "team-egress"}})
-    assert M.policy_name(named, 7) == "team-egress"
-
-
 def test_zone_aliases_name_the_zone_its_nodes_and_the_label():
     a = M.node_aliases("zone", "zone-a", ["n1", "n2"])
     assert a[:3] == ["zone-a", "zone/zone-a", "zones/zone-a"]

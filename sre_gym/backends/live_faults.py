@@ -526,23 +526,16 @@ class LiveFaults(LiveClient, FaultDriver):
             change["image"] = image
         if command is not False:
             change["command"] = command
-        body: dict[str, Any] = {"spec": {"template": {"spec": {"containers": [change]}}}}
-        if cause is not None:
-            body["metadata"] = {"annotations": {CHANGE_CAUSE: cause}}
-        self.call(
-            "deployment",
-            service,
-            self.apps.patch_namespaced_deployment,
-            service,
-            self.namespace,
-            body,
-        )
-        return _revision(self.deployment(service))
+        return self._roll(service, {"spec": {"containers": [change]}}, cause)
 
     def restart(self, service: str, cause: str | None = None) -> int | None:
-        body: dict[str, Any] = {
-            "spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: cause or ""}}}}
-        }
+        return self._roll(
+            service, {"metadata": {"annotations": {RESTARTED_AT: cause or ""}}}, cause
+        )
+
+    def _roll(self, service: str, template: dict[str, Any], cause: str | None) -> int | None:
+        """Patch the pod template (a new revision, its change-cause ``cause``); its number."""
+        body: dict[str, Any] = {"spec": {"template": template}}
         if cause is not None:
             body["metadata"] = {"annotations": {CHANGE_CAUSE: cause}}
         self.call(

@@ -8,6 +8,7 @@ workload's rollout and restart state. 1 is healthy, 0 failing. ``SimProbes`` imp
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -57,17 +58,15 @@ class SimProbes:
         cl = self.cl
         topo = cl.topo
         t = cl.time_of_tick(tick)
-        memo: dict[str, object] = {}
 
+        # computed at most once per tick, and only when a live fault's probe reads them
+        @functools.cache
         def status() -> dict[str, np.ndarray]:
-            if "st" not in memo:
-                memo["st"] = cl.deployment_status()
-            return memo["st"]  # type: ignore[return-value]
+            return cl.deployment_status()
 
+        @functools.cache
         def workload_states() -> tuple[np.ndarray, np.ndarray]:
             """(quiet, rollout_ok) per deployment; only rollout and restart probes need them."""
-            if "workloads" in memo:
-                return memo["workloads"]  # type: ignore[return-value]
             st = status()
             # a workload scaled to zero is not healthy, however quiet it is
             serving = st["spec_replicas"] > 0
@@ -105,8 +104,7 @@ class SimProbes:
             stuck_n = np.bincount(
                 p.dep[live][stuck | never_ready], minlength=len(cl.world.deployments)
             )
-            memo["workloads"] = (quiet, avail_ok & (stuck_n == 0))
-            return memo["workloads"]  # type: ignore[return-value]
+            return quiet, avail_ok & (stuck_n == 0)
 
         # SLIs as an SLO reads them: over the last minute, one scrape behind
         sli = self.window.read(out, topo.sigma)

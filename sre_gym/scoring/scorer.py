@@ -85,15 +85,23 @@ def score(
         else (probe.shape[1] - 1 if probe is not None else -1)
     )
 
-    faults = [e for e in ev if e["type"] == "injection" and e["t"] <= cut]
-    alerts = {e["id"]: e for e in ev if e["type"] == "alert" and e["t"] <= cut}
-    reported = incidents(ev, cut)
-    interventions = [e for e in ev if e["type"] == "intervention" and e["t"] < cut]
-    forbidden = [e for e in ev if e["type"] == "forbidden" and e["t"] < cut]
-    challenges: dict[int, list[dict]] = {}
+    # one pass over the events (a reward reads the card every step), each type in event order
+    of: dict[str, list[dict]] = {}
     for e in ev:
-        if e["type"] == "challenge":
-            challenges.setdefault(e["index"], []).append(e)
+        of.setdefault(e["type"], []).append(e)
+
+    def before(type_: str, inclusive: bool = False) -> list[dict]:
+        es = of.get(type_, [])
+        return [e for e in es if e["t"] <= cut] if inclusive else [e for e in es if e["t"] < cut]
+
+    faults = before("injection", inclusive=True)
+    alerts = {e["id"]: e for e in before("alert", inclusive=True)}
+    reported = incidents(of.get("incident", []), cut)
+    interventions = before("intervention")
+    forbidden = before("forbidden")
+    challenges: dict[int, list[dict]] = {}
+    for e in of.get("challenge", []):
+        challenges.setdefault(e["index"], []).append(e)
     repairs = _Repairs(probe, artifact, challenges, cfg, t0, tick_s, cut, cut_tick)
     by_inc: dict[str, list[dict]] = {}
     for x in interventions:
@@ -177,12 +185,11 @@ def score(
     n_rep = sum(1 for a, b in pairs if L[a, b] and R[a, b])
     n_int = len(interventions)
     held_by: dict[str, list[tuple[float, list[str]]]] = {}  # incident id -> (t, its alerts)
-    for e in ev:
-        if e["type"] == "incident":
-            held_by.setdefault(e["id"], []).append((e["t"], e["alerts"]))
+    for e in of.get("incident", []):
+        held_by.setdefault(e["id"], []).append((e["t"], e["alerts"]))
     risky = sum(1 for x in interventions if not _justified(x, held_by, faults, alerts, scopes, cfg))
-    usage = [e for e in ev if e["type"] == "usage" and e["t"] < cut]
-    calls = [e for e in ev if e["type"] == "tool_call" and e["t"] < cut]
+    usage = before("usage")
+    calls = before("tool_call")
     card = {
         "marathon_score": float(marathon),
         "correlation": n_corr / n_sched if n_sched else 0.0,

@@ -140,15 +140,19 @@ def _levels(topo: Topology, svc: np.ndarray) -> tuple[_Level, ...]:
         return hit
     out = []
     pl = topo.level_of[svc]
-    for lv in range(len(topo.levels)):
-        idx = np.nonzero(pl == lv)[0]
-        if not len(idx):
+    # positions grouped by level, ascending within each (what nonzero(pl == lv) gives)
+    order = np.argsort(pl, kind="stable")
+    bounds = np.searchsorted(pl[order], np.arange(len(topo.levels) + 1)).tolist()
+    pods_of = np.bincount(svc, minlength=topo.n)
+    for lv, members in enumerate(topo.levels):
+        if bounds[lv] == bounds[lv + 1]:
             continue
+        idx = order[bounds[lv] : bounds[lv + 1]]
         ps = svc[idx]
-        uniq, inv = np.unique(ps, return_inverse=True)
+        uniq = members[pods_of[members] > 0]  # ascending, like np.unique(ps)
         w = np.zeros((len(uniq), len(idx)))
-        w[inv, np.arange(len(idx))] = 1.0
-        w /= w.sum(axis=1, keepdims=True)
+        w[np.searchsorted(uniq, ps), np.arange(len(idx))] = 1.0
+        w /= pods_of[uniq][:, None]
         c_rows = topo.calls[ps]
         out.append(
             _Level(

@@ -208,11 +208,12 @@ class Pipeline:
             new = merge_diff(head, diff, before, reverse=True) if diff else dict(head)
         except PatchError:
             new = dict(before)  # nothing merges: step back to the tree before the change
-        self._commits[revert_sha] = (svc, head, tree_diff(head, new), None)
+        revert_diff = tree_diff(head, new)
+        self._commits[revert_sha] = (svc, head, revert_diff, None)
         self._head[svc] = new
         if change is not None:
             self._carried[svc] = [c for c in self._carried.get(svc, []) if c.id != change.id]
-        return tree_diff(head, new)
+        return revert_diff
 
     def in_head(self, change: Change) -> bool:
         """Is a defect change still in its service's head (committed and not reverted)?"""

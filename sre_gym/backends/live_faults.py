@@ -66,7 +66,6 @@ FLAG_KEY = "demo.flagd.json"
 FLAGD = "flagd"
 
 
-# names of egress policies a platform team might plausibly apply (the simulator's, by the same hash)
 class _Mech:
     def always_revert(self, drv: LiveFaults, inj: Injection) -> bool:
         return False

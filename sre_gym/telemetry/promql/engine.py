@@ -34,9 +34,8 @@ from .types import Ctx, Labels, LabelSet, PromQLError, RangeIn, Result, Scal, St
 # Present in Prometheus 2.42 but not in promql-parser's table; registered so that queries using
 # them parse and can be rejected with a clear "unsupported" error instead of a parse error.
 _EXTRA_FUNCS_REGISTERED = False
-_LABEL_DICTS_MAX = (
-    100_000  # label sets whose dict an engine keeps (a marathon makes some thousands)
-)
+# label sets whose dict an engine keeps (a marathon makes some thousands)
+_LABEL_DICTS_MAX = 100_000
 
 
 def _register_extra_functions() -> None:

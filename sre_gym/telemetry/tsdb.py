@@ -54,7 +54,8 @@ class Family:
         "_cap_ticks",
         "_order",
         "_hints",
-        "query_rows",
+        "query_dicts",
+        "query_labels",
     )
 
     def __init__(
@@ -72,9 +73,12 @@ class Family:
         self._hints = row_hints
         self.data = nan_block(8, cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
-        # per row, filled lazily by the query engine: (labels as a dict, labels with the metric
-        # name and without empty values), shared by every selector that scans this family
-        self.query_rows: list[tuple[dict[str, str], tuple[tuple[str, str], ...]]] = []
+        # per row, filled lazily by the query engine: the labels as a dict, and the labels with the
+        # metric name and without empty values; shared by every selector that scans this family.
+        # Two lists rather than one of pairs: a pair per series would be one more object for the
+        # garbage collector to walk in every full collection
+        self.query_dicts: list[dict[str, str]] = []
+        self.query_labels: list[tuple[tuple[str, str], ...]] = []
         # label names are distinct, so a series' sorted pairs follow the sorted names
         self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
 

@@ -125,6 +125,59 @@ def test_selectors_with_the_same_matchers_share_one_tracker(eng):
     assert b.select(eng.tsdb) is a.select(eng.tsdb)
 
 
+EMPTY_WHEN_UNSELECTED = [
+    "nope",
+    'rate(nope{job="a"}[1m]) / rate(nope_total[1m])',
+    "histogram_quantile(0.9, sum by (le) (rate(nope_bucket[5m])))",
+    'label_replace(nope > 5, "x", "$1", "job", "(.+)")',
+    "max by (job) (nope) * on (job) group_left nope2",
+    "vector(1) and nope",
+    "-nope unless nope2",
+    "nope or nope2",
+    "quantile(0.5, nope) > bool 1",
+    "clamp(nope, 0, scalar(nope2))",
+    "time() + nope * 0",
+]
+NOT_EMPTY_WHEN_UNSELECTED = [
+    "absent(nope)",
+    "absent_over_time(nope[5m])",
+    "vector(1) or nope",
+    "nope or vector(2)",
+    "topk(2, nope)",
+    "max_over_time(nope[5m:1m])",
+    "scalar(nope)",
+    "day_of_month()",
+    "sum(nope) or on () vector(0)",
+]
+
+
+@pytest.mark.parametrize("q", EMPTY_WHEN_UNSELECTED + NOT_EMPTY_WHEN_UNSELECTED)
+def test_queries_on_unselected_series_skip_evaluation_only_when_the_result_must_be_empty(eng, q):
+    """A query whose selectors pick no series is answered without evaluation when its result is
+    then necessarily an empty vector; the answer equals a full evaluation's, and a query that
+    can be non-empty over no series (absent, vector, time, a scalar) is always evaluated."""
+    plan = eng.compile(q)
+    assert (plan.empty_unless is not None) == (q in EMPTY_WHEN_UNSELECTED)
+    times = [0, 60, 300]
+    fast = eng.eval(plan, times)
+    plan.empty_unless = None  # force the full evaluation
+    full = eng.eval(plan, times)
+    assert fast.kind == full.kind and fast.labels == full.labels
+    assert fast.values.shape == full.values.shape
+    assert np.array_equal(fast.values, full.values, equal_nan=True)
+    assert np.array_equal(fast.present, full.present)
+
+
+def test_queries_evaluate_again_once_a_series_they_select_appears(eng):
+    q = 'rate(nope_total{job="a"}[1m]) * 60'
+    plan = eng.compile(q)
+    assert plan.empty_unless is not None
+    assert eng.eval(plan, [300]).labels == []
+    fam = eng.tsdb.family("nope_total", ("job",))
+    fam.data[fam.row(("a",)), :N] = 2.0 * np.arange(N)
+    assert one(eng, q, 300) == pytest.approx(8.0)  # 2 per 15 s scrape, per minute
+
+
 def test_instant_lookback_staleness_and_visibility(eng):
     assert one(eng, "temp{job='a'}", 60) == 5.0
     assert one(eng, "temp{job='a'}", 67) == 5.0  # between scrapes: latest sample <= t

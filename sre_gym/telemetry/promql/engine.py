@@ -53,7 +53,7 @@ def _register_extra_functions() -> None:
 class Plan:
     """A compiled query: the root node plus the original text."""
 
-    __slots__ = ("query", "root", "kind", "order", "rcache")
+    __slots__ = ("query", "root", "kind", "order", "rcache", "empty_unless")
 
     def __init__(self, query: str, root: Node, order: str | None) -> None:
         self.query = query
@@ -61,6 +61,55 @@ class Plan:
         self.kind = root.kind
         self.order = order  # "sort" / "sort_desc" / "topk" / "bottomk" when the root orders output
         self.rcache = LabelCache()
+        # the query's series trackers when its result is an empty vector, without error, whenever
+        # none of them selects a series (a shared rule pack names other apps' services)
+        self.empty_unless: tuple[SeriesTracker, ...] | None = (
+            tuple({id(s.track): s.track for s in _selectors(root)}.values())
+            if _empty_if_unselected(root)
+            else None
+        )
+
+
+# functions whose value does not come from their vector argument's series
+_NOT_FROM_SERIES = frozenset({"absent", "absent_over_time", "vector", "time", "scalar", "pi"})
+
+
+def _selectors(node: Node) -> list[SelectorNode]:
+    if isinstance(node, SelectorNode):
+        return [node]
+    return [s for c in node.children() for s in _selectors(c)]
+
+
+def _empty_if_unselected(node: Node) -> bool:
+    """Is ``node``'s value an empty vector, and its evaluation free of errors, whenever its
+    selectors select no series at all? Conservative: False where unsure (subqueries, whose step
+    checks do not depend on data; ``topk``/``bottomk``, whose parameter is checked at every step)."""
+    if isinstance(node, SelectorNode | MatrixNode):
+        return True
+    if isinstance(node, UnaryNode):
+        return _empty_if_unselected(node.expr)
+    if isinstance(node, binops.BinNode):
+        if node.kind != "vector":
+            return False
+        lhs, rhs = node.lhs, node.rhs
+        if lhs.kind != "vector":
+            return _empty_if_unselected(rhs)
+        if rhs.kind != "vector":
+            return _empty_if_unselected(lhs)
+        if node.op == "or":
+            return _empty_if_unselected(lhs) and _empty_if_unselected(rhs)
+        if node.op == "unless":
+            return _empty_if_unselected(lhs)
+        # arithmetic, comparison and ``and`` keep only matched pairs
+        return _empty_if_unselected(lhs) or _empty_if_unselected(rhs)
+    if isinstance(node, aggregations.AggNode):
+        return node.op not in ("topk", "bottomk") and _empty_if_unselected(node.expr)
+    if isinstance(node, functions.CallNode):
+        if node.name in _NOT_FROM_SERIES or node.kind != "vector":
+            return False
+        series = [a for a in node.args if a.kind in ("vector", "matrix")]
+        return len(series) == 1 and _empty_if_unselected(series[0])
+    return False
 
     def __repr__(self) -> str:
         return f"Plan({self.query!r}, kind={self.kind})"
@@ -278,6 +327,11 @@ class Engine:
             raise PromQLError(
                 'invalid expression type "range vector" for range query, must be Scalar or instant Vector'
             )
+        if plan.empty_unless is not None and not any(
+            tr.select(self.tsdb).labels for tr in plan.empty_unless
+        ):
+            empty = np.zeros((0, len(tms)))
+            return Result("vector", [], empty, empty.astype(bool), tms / 1000.0, [])
         try:
             with np.errstate(all="ignore"):
                 v = self._eval_node(plan.root, ctx)

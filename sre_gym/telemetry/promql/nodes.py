@@ -192,15 +192,15 @@ class SeriesTracker:
     def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:
         """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""
         found = []
-        seen = fam.query_rows
-        for r in range(len(seen), len(fam.rows)):
+        dicts, lsets = fam.query_dicts, fam.query_labels
+        for r in range(len(dicts), len(fam.rows)):
             labels = fam.rows[r]
-            ls = tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),)))
-            seen.append((dict(labels), ls))
+            lsets.append(tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),))))
+            dicts.append(dict(labels))
         for r in range(start, len(fam.rows)):
-            d, ls = seen[r]
+            d = dicts[r]
             if all(fn(d.get(lab, "")) for lab, fn in self._label_ms):
-                found.append((ls, fam, r))
+                found.append((lsets[r], fam, r))
         return found
 
     def _select(self, tsdb: TSDB) -> Selection:

@@ -338,7 +338,7 @@ class AlertEngine:
     def _eval_rule(
         self, i: int, plan: Plan, times: list[int], memo: dict | None = None
     ) -> dict[int, Any]:
-        """Series of rule ``i`` per evaluation time (ms) -> list of (labels dict, value).
+        """Series of rule ``i`` per evaluation time (ms) -> (label dicts, values).
 
         ``memo`` shares engine results (read-only) between rules with the same query and times;
         an error is still recorded for every rule that hits it."""
@@ -362,13 +362,15 @@ class AlertEngine:
         out = {}
         if res.kind == "scalar":
             for k, tm in enumerate(times):
-                out[tm] = [({}, float(res.values[0, k]))]
+                out[tm] = ([{}], [float(res.values[0, k])])
             return out
         labels = res.labels
         values = res.values.T.tolist()
+        # two lists per time rather than a pair per series: fewer objects to allocate and collect
         for k, (tm, col) in enumerate(zip(times, res.present.T, strict=True)):
             vk = values[k]
-            out[tm] = [(labels[r], vk[r]) for r in col.nonzero()[0].tolist()]
+            rows = col.nonzero()[0].tolist()
+            out[tm] = ([labels[r] for r in rows], [vk[r] for r in rows])
         return out
 
     def _error(self, i: int, e: float, msg: str) -> None:
@@ -377,15 +379,16 @@ class AlertEngine:
             raise RuleError(f"rule {self.rules[i].name!r} at t={e}: {msg}")
 
     def _step(
-        self, i: int, e: float, series: list[tuple[dict[str, str], float]]
+        self, i: int, e: float, series: tuple[list[dict[str, str]], list[float]]
     ) -> list[dict[str, Any]]:
+        """One evaluation of rule ``i`` at ``e``: ``series`` is its result (label dicts, values)."""
         active = self._active[i]
-        if not series and not active:
+        if not series[0] and not active:
             return []
         rule = self.rules[i]
         seen: dict[tuple, tuple[dict[str, str], dict[str, str], float]] = {}
         cache = self._label_cache[i]
-        for s_labels, v in series:
+        for s_labels, v in zip(*series, strict=True):
             hit = cache.get(id(s_labels)) if cache is not None else None
             if hit is not None and hit[0] is s_labels:
                 _, labels, key = hit

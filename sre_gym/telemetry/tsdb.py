@@ -56,6 +56,7 @@ class Family:
         "_hints",
         "query_dicts",
         "query_labels",
+        "_pairs",
     )
 
     def __init__(
@@ -81,6 +82,9 @@ class Family:
         self.query_labels: list[tuple[tuple[str, str], ...]] = []
         # label names are distinct, so a series' sorted pairs follow the sorted names
         self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
+        # one (name, value) pair per distinct value of each label, shared by the rows that have
+        # it: pod series repeat job, namespace and container, and a marathon creates thousands
+        self._pairs: tuple[dict[str, tuple[str, str]], ...] = tuple({} for _ in self.label_names)
 
     def row(self, values: tuple[str, ...]) -> int:
         """Row of the series with these label values (in ``label_names`` order); created if new."""
@@ -102,8 +106,15 @@ class Family:
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r
-        names = self.label_names
-        self.rows.append(tuple([(names[i], values[i]) for i in self._order]))
+        names, pairs = self.label_names, self._pairs
+        labels = []
+        for i in self._order:
+            v = values[i]
+            pair = pairs[i].get(v)
+            if pair is None:
+                pair = pairs[i][v] = (names[i], v)
+            labels.append(pair)
+        self.rows.append(tuple(labels))
         self.version += 1
         if self._hints is not None and r >= self._hints.get(self.name, 0):
             self._hints[self.name] = r + 1

@@ -193,9 +193,12 @@ class SeriesTracker:
         """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""
         found = []
         dicts, lsets = fam.query_dicts, fam.query_labels
+        name = (NAME, n)
         for r in range(len(dicts), len(fam.rows)):
             labels = fam.rows[r]
-            lsets.append(tuple(sorted(tuple(p for p in labels if p[1] != "") + ((NAME, n),))))
+            ls = [p for p in labels if p[1] != ""]  # sorted, as a family's rows are
+            bisect.insort(ls, name)
+            lsets.append(tuple(ls))
             dicts.append(dict(labels))
         for r in range(start, len(fam.rows)):
             d = dicts[r]

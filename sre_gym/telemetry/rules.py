@@ -40,6 +40,7 @@ _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _DURATION = re.compile(
     r"(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?"
 )
+_NO_SERIES: tuple[list, list] = ([], [])  # a rule's result with no series (read, never changed)
 _UNITS_MS = (365 * 86_400_000, 7 * 86_400_000, 86_400_000, 3_600_000, 60_000, 1000, 1)
 
 
@@ -365,6 +366,8 @@ class AlertEngine:
                 out[tm] = ([{}], [float(res.values[0, k])])
             return out
         labels = res.labels
+        if not labels:  # the common case: nothing matches the alert condition
+            return dict.fromkeys(times, _NO_SERIES)
         values = res.values.T.tolist()
         # two lists per time rather than a pair per series: fewer objects to allocate and collect
         for k, (tm, col) in enumerate(zip(times, res.present.T, strict=True)):

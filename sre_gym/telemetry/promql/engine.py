@@ -327,11 +327,13 @@ class Engine:
             raise PromQLError(
                 'invalid expression type "range vector" for range query, must be Scalar or instant Vector'
             )
-        if plan.empty_unless is not None and not any(
-            tr.select(self.tsdb).labels for tr in plan.empty_unless
-        ):
-            empty = np.zeros((0, len(tms)))
-            return Result("vector", [], empty, empty.astype(bool), tms / 1000.0, [])
+        if plan.empty_unless is not None:
+            for tr in plan.empty_unless:
+                if tr.select(self.tsdb).labels:
+                    break
+            else:
+                empty = np.zeros((0, len(tms)))
+                return Result("vector", [], empty, empty.astype(bool), tms / 1000.0, [])
         try:
             with np.errstate(all="ignore"):
                 v = self._eval_node(plan.root, ctx)

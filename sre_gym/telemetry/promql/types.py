@@ -175,6 +175,11 @@ class Result:
 
 
 def drop_name(ls: LabelSet) -> LabelSet:
-    if ls and any(k == NAME for k, _ in ls):
-        return tuple(p for p in ls if p[0] != NAME)
+    # label sets are sorted, and ``__name__`` sorts before every lower-case label name: it is
+    # nearly always first (this runs for every series whenever a selection changes)
+    if ls and ls[0][0] == NAME:
+        return ls[1:]
+    for i in range(1, len(ls)):
+        if ls[i][0] == NAME:
+            return ls[:i] + ls[i + 1 :]
     return ls

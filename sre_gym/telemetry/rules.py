@@ -313,12 +313,14 @@ class AlertEngine:
                     all_times.update(times)
                 per_rule.append((times, self._eval_rule(i, plan, times, memo) if times else None))
         transitions: list[dict[str, Any]] = []
+        active = self._active
         for e_ms in sorted(all_times):
             e = e_ms / 1000
             for i, (_times, res) in enumerate(per_rule):
-                if res is None or e_ms not in res:
+                series = res.get(e_ms) if res is not None else None
+                if series is None or (series is _NO_SERIES and not active[i]):
                     continue
-                transitions.extend(self._step(i, e, res[e_ms]))
+                transitions.extend(self._step(i, e, series))
             if self.keep_snapshots:
                 self._snapshots[e] = [
                     {

@@ -54,7 +54,7 @@ class Family:
         "_cap_ticks",
         "_order",
         "_hints",
-        "query_dicts",
+        "label_values",
         "query_labels",
         "_pairs",
     )
@@ -69,16 +69,14 @@ class Family:
         self.name = name
         self.label_names: tuple[str, ...] = tuple(label_names)
         self.rows: list[LabelSet] = []
+        self.label_values: list[tuple[str, ...]] = []  # per row, in ``label_names`` order
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
         self._hints = row_hints
         self.data = nan_block(8, cap_ticks)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
-        # per row, filled lazily by the query engine: the labels as a dict, and the labels with the
-        # metric name and without empty values; shared by every selector that scans this family.
-        # Two lists rather than one of pairs: a pair per series would be one more object for the
-        # garbage collector to walk in every full collection
-        self.query_dicts: list[dict[str, str]] = []
+        # per row, filled lazily by the query engine: the labels with the metric name and without
+        # empty values, shared by every selector that scans this family
         self.query_labels: list[tuple[tuple[str, str], ...]] = []
         # label names are distinct, so a series' sorted pairs follow the sorted names
         self._order = tuple(sorted(range(len(self.label_names)), key=self.label_names.__getitem__))
@@ -106,6 +104,7 @@ class Family:
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r
+        self.label_values.append(values)
         names, pairs = self.label_names, self._pairs
         labels = []
         for i in self._order:

@@ -192,17 +192,22 @@ class SeriesTracker:
     def _scan(self, n: str, fam: Family, start: int) -> list[tuple[LabelSet, Family, int]]:
         """Rows of family ``n`` from ``start`` on that the matchers accept, with their labels."""
         found = []
-        dicts, lsets = fam.query_dicts, fam.query_labels
+        lsets = fam.query_labels
         name = (NAME, n)
-        for r in range(len(dicts), len(fam.rows)):
-            labels = fam.rows[r]
-            ls = [p for p in labels if p[1] != ""]  # sorted, as a family's rows are
+        for r in range(len(lsets), len(fam.rows)):
+            ls = [p for p in fam.rows[r] if p[1] != ""]  # sorted, as a family's rows are
             bisect.insort(ls, name)
             lsets.append(tuple(ls))
-            dicts.append(dict(labels))
+        # each matcher reads its label by position (a label the family lacks reads as "")
+        names = fam.label_names
+        ms = [(names.index(lab) if lab in names else -1, fn) for lab, fn in self._label_ms]
+        values = fam.label_values
         for r in range(start, len(fam.rows)):
-            d = dicts[r]
-            if all(fn(d.get(lab, "")) for lab, fn in self._label_ms):
+            vals = values[r]
+            for pos, fn in ms:
+                if not fn(vals[pos] if pos >= 0 else ""):
+                    break
+            else:
                 found.append((lsets[r], fam, r))
         return found
 
@@ -316,10 +321,11 @@ class SelectorNode(Node):
     def sample_index(self, eng: Engine, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tick of the sample an instant selector sees at each ref time, and whether it exists."""
         tsdb = eng.tsdb
-        k = (ref - eng.t0_ms) // eng.tick_ms
-        k = np.minimum(k, tsdb.n_ticks - 1)
-        valid = (k >= 0) & (eng.t0_ms + k * eng.tick_ms >= ref - eng.lookback_ms)
-        return np.clip(k, 0, None), valid
+        t0, tick = eng.t0_ms, eng.tick_ms
+        k = (ref - t0) // tick
+        np.minimum(k, tsdb.n_ticks - 1, out=k)
+        valid = (k >= 0) & (t0 + k * tick >= ref - eng.lookback_ms)
+        return np.maximum(k, 0), valid  # (integers: np.clip is several times slower)
 
     def eval(self, eng: Engine, ctx: Ctx) -> Vec:
         k, valid = self.sample_index(eng, self.ref_times(ctx))

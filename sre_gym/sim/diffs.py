@@ -170,10 +170,15 @@ def apply_diff(
     return out, notes
 
 
-def _regions(old: list[str], new: list[str]) -> list[tuple[int, int, list[str]]]:
-    """The edits turning ``old`` into ``new``: (start, end, replacement) in old line coordinates."""
-    sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [(i1, i2, new[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+@functools.lru_cache(maxsize=_MEMO)
+def _edits(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """The line edits turning ``old`` into ``new``: (start, end, replacement) in ``old``'s line
+    coordinates. Memoised: a corpus change's edits of its base file recur in every merge of it."""
+    a, b = _split(old)[0], _split(new)[0]
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return tuple(
+        (i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"
+    )
 
 
 @functools.lru_cache(maxsize=_MEMO)
@@ -185,15 +190,15 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
     if theirs == base:
         return mine
     b, b_eol = _split(base)
-    m, m_eol = _split(mine)
-    t, t_eol = _split(theirs)
-    ours, other = _regions(b, m), _regions(b, t)
+    m_eol = mine == "" or mine.endswith("\n")
+    t_eol = theirs == "" or theirs.endswith("\n")
+    ours, other = _edits(base, mine), _edits(base, theirs)
     for s1, e1, r1 in ours:
         for s2, e2, r2 in other:
             # overlapping or adjacent edits conflict, as in git (unless both sides agree)
             if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
                 return None
-    edits = sorted({(s, e, tuple(r)) for s, e, r in [*ours, *other]})
+    edits = sorted({*ours, *other})
     out: list[str] = []
     pos = 0
     for s, e, r in edits:
@@ -206,15 +211,17 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
 
 
 def merge_diff(
-    tree: Tree, diff: str, written_against: Tree, *, reverse: bool = False
+    tree: Tree, diff: str, written_against: Tree, *, reverse: bool = False, direct: bool = True
 ) -> dict[str, str]:
     """Apply ``diff``, written against ``written_against``, to ``tree`` as ``git cherry-pick`` (or
     with ``reverse``, ``git revert``) does: directly where it applies, else by a three-way merge of
-    its edits with what changed in ``tree`` since. Raises ``PatchError`` on a conflict."""
-    try:
-        return apply_diff(tree, diff, reverse=reverse)[0]
-    except PatchError:
-        pass
+    its edits with what changed in ``tree`` since. Raises ``PatchError`` on a conflict.
+    ``direct=False`` skips the direct attempt (for a caller that has just seen it fail)."""
+    if direct:
+        try:
+            return apply_diff(tree, diff, reverse=reverse)[0]
+        except PatchError:
+            pass
     before = dict(written_against)
     after, _ = apply_diff(before, diff)
     if reverse:

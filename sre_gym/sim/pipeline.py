@@ -167,7 +167,7 @@ class Pipeline:
                 diff = change.diff
         except PatchError:
             try:
-                new = merge_diff(head, change.diff, base_tree(self.app, svc))
+                new = merge_diff(head, change.diff, base_tree(self.app, svc), direct=False)
                 diff = tree_diff(head, new)
             except PatchError:
                 # a settings change is an edit of the settings, wherever they stand; otherwise the

@@ -18,7 +18,7 @@ import promql_parser as pp
 
 from ..tsdb import TSDB, Family
 from .grouping import map_values
-from .types import NAME, Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Str, Vec
+from .types import NAME, Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Str, Vec, bounds
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -331,7 +331,7 @@ class SelectorNode(Node):
         k, valid = self.sample_index(eng, self.ref_times(ctx))
         seen = k[valid]
         if LIVE_ONLY and len(seen):
-            sel = self.select_live(eng, int(seen.min()), int(seen.max()))
+            sel = self.select_live(eng, *bounds(seen))
         else:
             sel = self.select(eng.tsdb)
         n = len(sel.labels)
@@ -382,8 +382,9 @@ class MatrixNode(Node):
     def eval(self, eng: Engine, ctx: Ctx) -> RangeIn:
         ref = self.sel.ref_times(ctx)
         if LIVE_ONLY and len(ref):
-            lo = (int(ref.min()) - self.range_ms - eng.t0_ms) // eng.tick_ms
-            sel = self.sel.select_live(eng, lo, (int(ref.max()) - eng.t0_ms) // eng.tick_ms)
+            r_lo, r_hi = bounds(ref)
+            lo = (r_lo - self.range_ms - eng.t0_ms) // eng.tick_ms
+            sel = self.sel.select_live(eng, lo, (r_hi - eng.t0_ms) // eng.tick_ms)
         else:
             sel = self.sel.select(eng.tsdb)
         nt = eng.tsdb.n_ticks

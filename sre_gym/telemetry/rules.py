@@ -413,16 +413,25 @@ class AlertEngine:
                 return []
             seen[key] = (labels, s_labels, v)
         out: list[dict[str, Any]] = []
-        for key in sorted(seen):
-            labels, s_labels, v = seen[key]
+        new = []
+        for key, (_, s_labels, v) in seen.items():
             a = active.get(key)
-            if a is not None:
+            if a is None:
+                new.append(key)
+            else:
                 a.value = v
                 a.series = s_labels
-                continue
+        for key in sorted(new):
+            labels, s_labels, v = seen[key]
             a = _Alert(i, key, labels, s_labels, "pending", e, v)
             active[key] = a
             out.append(self._transition(a, e, "inactive", "pending"))
+        # nothing resolves (every alert was seen again) and nothing is due to fire: the common
+        # case, decided without sorting the alerts' label sets
+        if len(active) == len(seen) and not any(
+            a.state == "pending" and e - a.active_at >= rule.for_s for a in active.values()
+        ):
+            return out
         for key in sorted(active):
             a = active[key]
             if key not in seen:

@@ -26,6 +26,15 @@ PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 WAIT_REASONS = ("ContainerCreating", "CrashLoopBackOff", "ErrImagePull", "ImagePullBackOff")
 
 
+def _columns(*cols: np.ndarray) -> np.ndarray:
+    """``np.stack(cols, axis=1)`` for 1-D float columns, without its general-purpose overhead
+    (it runs several times a tick)."""
+    out = np.empty((len(cols[0]), len(cols)))
+    for j, c in enumerate(cols):
+        out[:, j] = c
+    return out
+
+
 class PodFamily:
     """A family whose series are per pod row (times a few fixed label variants)."""
 
@@ -43,7 +52,10 @@ class PodFamily:
     def rows_for(self, pod_rows: np.ndarray, variant: int, labels) -> np.ndarray:
         """Family rows of ``pod_rows`` for ``variant``; ``labels(pod_row)`` names new series."""
         out = self.rows[pod_rows, variant]
-        for i in np.flatnonzero(out < 0).tolist():
+        new = out < 0
+        if not new.any():  # (most ticks: every pod already has its series)
+            return out
+        for i in new.nonzero()[0].tolist():
             out[i] = self.rows[pod_rows[i], variant] = self.fam.row(labels(int(pod_rows[i])))
         return out
 
@@ -360,7 +372,7 @@ class MetricWriter:
             tick,
             rows,
             (pod(("true",)), pod(("false",))),
-            np.stack([ready, 1.0 - ready], axis=1),
+            _columns(ready, 1.0 - ready),
         )
         node_ok = np.append(ready_nodes, False)[p.node[rows]]
         pending = (state == P.PENDING) | (state == P.IMAGE_WAIT)
@@ -394,7 +406,7 @@ class MetricWriter:
             tick,
             rows,
             (cont(("cpu", "core")), cont(("memory", "byte"))),
-            np.stack([cl.beh_cpu_limit[beh], cl.beh_mem_limit[beh] * 2**20], axis=1),
+            _columns(cl.beh_cpu_limit[beh], cl.beh_mem_limit[beh] * 2**20),
         )
         run = rows[running]
         if len(run):

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sre_gym.sim.diffs import PatchError, apply_diff, make_diff, parse_diff, reverse_diff, tree_diff
+from sre_gym.sim.diffs import (
+    PatchError,
+    apply_diff,
+    make_diff,
+    merge3,
+    merge_diff,
+    parse_diff,
+    reverse_diff,
+    tree_diff,
+)
 from sre_gym.sim.source_trees import base_tree
 
 OB = "online-boutique"
@@ -135,3 +144,33 @@ def test_memoised_results_are_not_shared_state():
     shifted = {"a.txt": "pad\npad\nx\ny\nz\n"}
     notes = [apply_diff(shifted, diff)[1] for _ in range(2)]
     assert notes[0] == notes[1] and "offset +2" in notes[0][0]
+
+
+def test_three_way_merge_combines_separate_edits_and_refuses_overlapping_ones():
+    base = TREE["b.txt"]
+    mine = base.replace("two\n", "TWO\n")
+    theirs = base.replace("nine\n", "NINE\n")
+    assert merge3(base, mine, theirs) == base.replace("two\n", "TWO\n").replace("nine\n", "NINE\n")
+    assert merge3(base, mine, mine) == mine  # both sides agree
+    assert merge3(base, mine, base.replace("three\n", "3\n")) is None  # adjacent lines conflict
+    assert merge3(base, mine, base.replace("two\n", "2\n")) is None  # the same line, differently
+    # the final newline follows the side that changed it
+    assert merge3("a\nb\n", "a\nb", "A\nb\n") == "A\nb"
+
+
+def test_merge_diff_cherry_picks_onto_a_head_that_moved_near_the_change():
+    before = dict(TREE)
+    diff = make_diff("b.txt", before["b.txt"], before["b.txt"].replace("nine\n", "NINE\n"))
+    head = {**before, "b.txt": before["b.txt"].replace("seven\n", "SEVEN\n")}
+    with pytest.raises(PatchError):  # the hunk's context changed under it
+        apply_diff(head, diff)
+    want = {**head, "b.txt": head["b.txt"].replace("nine\n", "NINE\n")}
+    assert merge_diff(head, diff, before) == want
+    assert merge_diff(head, diff, before, direct=False) == want
+    # the revert of the change, after the head moved again
+    assert merge_diff(want, diff, before, reverse=True) == head
+    # skipping the direct attempt on a tree where it would apply gives what it gives
+    assert merge_diff(before, diff, before, direct=False) == apply_diff(before, diff)[0]
+    clash = {**before, "b.txt": before["b.txt"].replace("nine\n", "9\n")}
+    with pytest.raises(PatchError, match="same lines"):
+        merge_diff(clash, diff, before, direct=False)

@@ -40,14 +40,18 @@ def parse_diff(diff: str, *, strict: bool = False) -> list[FilePatch]:
         raise PatchError(*e.args) from None
 
 
+def _eol(text: str) -> bool:
+    """Does ``text`` end with a newline (an empty text counts as ending with one)?"""
+    return text == "" or text.endswith("\n")
+
+
 def _split(text: str) -> tuple[list[str], bool]:
     if text == "":
         return [], True
     parts = text.split("\n")
     if parts[-1] == "":
         parts.pop()
-        return parts, True
-    return parts, False
+    return parts, _eol(text)
 
 
 def _join(lines: list[str], eol: bool) -> str:
@@ -190,8 +194,7 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
     if theirs == base:
         return mine
     b, b_eol = _split(base)
-    m_eol = mine == "" or mine.endswith("\n")
-    t_eol = theirs == "" or theirs.endswith("\n")
+    m_eol, t_eol = _eol(mine), _eol(theirs)
     ours, other = _edits(base, mine), _edits(base, theirs)
     for s1, e1, r1 in ours:
         for s2, e2, r2 in other:

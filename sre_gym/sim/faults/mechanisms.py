@@ -40,7 +40,6 @@ POD_FIELDS = {
     "mem_balloon": "balloon",
     "dependency_oom": "balloon",
 }
-# names of egress policies a platform team might plausibly apply (picked by a stable hash)
 SELECTOR_HEADROOM = 0.5  # selector chaos is neutralised below this share of the pods' CPU limit
 
 

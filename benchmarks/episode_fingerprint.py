@@ -40,6 +40,13 @@ CASES = [
     ("online-boutique", 12, "runbook", "marathon"),
 ]
 QUICK = CASES[:3] + [CASES[6]]
+# the numeric stack (NumericObservation + DiscreteRemedies) under a seeded random masked policy:
+# (app, seed, schedule profile)
+NUMERIC_CASES = [
+    ("online-boutique", 20, "marathon"),
+    ("train-ticket", 21, "short"),
+    ("astronomy-shop", 22, "short"),
+]
 
 
 def _h(h: hashlib._Hash, x: object) -> None:
@@ -96,10 +103,53 @@ def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict,
     }, mechs
 
 
+def numeric_fingerprint(app: str, seed: int, sched: str) -> dict:
+    """Like :func:`fingerprint`, for the numeric stack: every observation vector, action mask and
+    reward, and the evidence (so the no-action counterfactual too)."""
+    import gymnasium as gym
+
+    import sre_gym  # noqa: F401
+    from sre_gym.wrappers import DiscreteRemedies, NumericObservation
+
+    env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=sched)))
+    rng = np.random.default_rng(seed)
+    h_obs, h_rew = hashlib.sha256(), hashlib.sha256()
+    obs, info = env.reset(seed=seed)
+    done, steps = False, 0
+    while not done:
+        h_obs.update(obs.tobytes() + info["action_mask"].tobytes())
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, term, trunc, info = env.step(action)
+        h_rew.update(struct.pack("<d", reward))
+        done, steps = term or trunc, steps + 1
+    h_obs.update(obs.tobytes() + info["action_mask"].tobytes())
+    ev = env.unwrapped.evidence
+    h_ev = hashlib.sha256()
+    _h(h_ev, ev.events)
+    for k in sorted(ev.arrays):
+        a = np.ascontiguousarray(ev.arrays[k])
+        h_ev.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
+    card = info["scorecard"]
+    env.close()
+    return {
+        "case": f"{app}/{seed}/numeric-random/{sched}",
+        "steps": steps,
+        "score": card["marathon_score"],
+        "obs": h_obs.hexdigest()[:16],
+        "rewards": h_rew.hexdigest()[:16],
+        "scorecard": hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest()[:16],
+        "evidence": h_ev.hexdigest()[:16],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="also write the lines to this file")
-    ap.add_argument("--quick", action="store_true", help="four short episodes only")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="four short episodes and one numeric-stack marathon only",
+    )
     a = ap.parse_args()
     lines = []
     covered: set = set()
@@ -108,6 +158,10 @@ def main() -> None:
         fp, mechs = fingerprint(*case)
         covered.update(mechs)
         line = json.dumps(fp, sort_keys=True)
+        print(line, flush=True)
+        lines.append(line)
+    for case in NUMERIC_CASES[:1] if a.quick else NUMERIC_CASES:
+        line = json.dumps(numeric_fingerprint(*case), sort_keys=True)
         print(line, flush=True)
         lines.append(line)
     print(f"# {len(lines)} episodes in {time.perf_counter() - t0:.0f} s", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Wall time of full no-op episodes (reset + every invocation).
+"""Wall time of full episodes (reset + every invocation), no-op or a random masked policy.
 
 Prints the median seconds per episode and the speed-up over real time (5400 simulated seconds per
 episode). With ``--compare REF`` it times this tree against a reference commit in the same run: REF
@@ -9,7 +9,12 @@ machine's speed hits both alike. It prints both medians and their ratio.
 ``--cpu`` times the process's CPU seconds instead of wall seconds: steadier when other work shares
 the machine.
 
-Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--cpu] [--compare REF [--rounds K]]
+``--policy random-masked`` plays a seeded random policy over ``DiscreteRemedies`` on
+``NumericObservation`` instead of no-ops: what an RL learner's episodes cost, with interventions,
+incidents, the numeric features, the action mask and the no-action counterfactual.
+
+Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--cpu] [--policy P]
+     [--compare REF [--rounds K]]
 """
 
 from __future__ import annotations
@@ -30,27 +35,40 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import json, sys, time
 import gymnasium as gym
+import numpy as np
 import sre_gym
-app, n, clock = sys.argv[1], int(sys.argv[2]), getattr(time, sys.argv[3])
+app, n, clock, policy = sys.argv[1], int(sys.argv[2]), getattr(time, sys.argv[3]), sys.argv[4]
 env = gym.make("SREMarathon-v0", app=app)
+if policy == "random-masked":
+    from sre_gym.wrappers import DiscreteRemedies, NumericObservation
+    env = DiscreteRemedies(NumericObservation(env))
 def episode(seed):
+    rng = np.random.default_rng(seed)
     t = clock()
-    env.reset(seed=seed)
+    _, info = env.reset(seed=seed)
     done = False
     while not done:
-        _, _, done, _, _ = env.step([])
+        if policy == "noop":
+            action = []
+        else:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, term, trunc, info = env.step(action)
+        done = term or trunc
     return clock() - t
 episode(999)  # warm caches (catalog, rule pack, compiled queries)
 print(json.dumps([episode(s) for s in range(n)]))
 """
 
 
-def timed(tree: Path, app: str, n: int, clock: str = "perf_counter") -> list[float]:
-    """Seconds of ``n`` no-op episodes of ``app`` with the sre_gym of ``tree`` (``clock``:
-    ``perf_counter`` for wall time, ``process_time`` for the process's CPU time)."""
+def timed(
+    tree: Path, app: str, n: int, clock: str = "perf_counter", policy: str = "noop"
+) -> list[float]:
+    """Seconds of ``n`` episodes of ``app`` with the sre_gym of ``tree`` (``clock``:
+    ``perf_counter`` for wall time, ``process_time`` for the process's CPU time; ``policy``:
+    ``noop``, or ``random-masked`` on the numeric stack)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, app, str(n), clock],
+        [sys.executable, "-c", CHILD, app, str(n), clock, policy],
         env=env,
         cwd=tree,
         capture_output=True,
@@ -61,7 +79,9 @@ def timed(tree: Path, app: str, n: int, clock: str = "perf_counter") -> list[flo
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compare(ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter") -> None:
+def compare(
+    ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter", policy: str = "noop"
+) -> None:
     with tempfile.TemporaryDirectory(prefix="sre-gym-ref-") as tmp:
         wt = Path(tmp) / "ref"
         subprocess.run(
@@ -72,8 +92,8 @@ def compare(ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter"
         try:
             times: dict[str, list[float]] = {"ref": [], "head": []}
             for _ in range(rounds):
-                times["ref"] += timed(wt, app, n, clock)
-                times["head"] += timed(ROOT, app, n, clock)
+                times["ref"] += timed(wt, app, n, clock, policy)
+                times["head"] += timed(ROOT, app, n, clock, policy)
         finally:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)],
@@ -81,8 +101,8 @@ def compare(ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter"
             )
     ref_med, head_med = statistics.median(times["ref"]), statistics.median(times["head"])
     print(
-        f"app={app} episodes={len(times['head'])} per tree, {rounds} alternating rounds, "
-        f"clock={clock}"
+        f"app={app} policy={policy} episodes={len(times['head'])} per tree, {rounds} alternating "
+        f"rounds, clock={clock}"
     )
     print(f"ref={ref} median_s={ref_med:.3f}")
     print(f"head median_s={head_med:.3f}")
@@ -100,15 +120,22 @@ def main() -> None:
         action="store_true",
         help="time the process's CPU seconds, not wall seconds (steadier on a shared machine)",
     )
+    ap.add_argument(
+        "--policy",
+        choices=("noop", "random-masked"),
+        default="noop",
+        help="noop: empty actions; random-masked: a seeded random policy over the numeric stack's "
+        "masked discrete remedies (what an RL learner's first episodes cost)",
+    )
     a = ap.parse_args()
     clock = "process_time" if a.cpu else "perf_counter"
     if a.compare:
-        compare(a.compare, a.app, a.episodes, a.rounds, clock)
+        compare(a.compare, a.app, a.episodes, a.rounds, clock, a.policy)
         return
-    times = timed(ROOT, a.app, a.episodes, clock)
+    times = timed(ROOT, a.app, a.episodes, clock, a.policy)
     med = statistics.median(times)
     print(
-        f"app={a.app} episodes={a.episodes} median_s={med:.3f} "
+        f"app={a.app} policy={a.policy} episodes={a.episodes} median_s={med:.3f} "
         f"min_s={min(times):.3f} max_s={max(times):.3f}"
     )
     print(f"speedup_over_real_time={5400 / med:.0f}x")

@@ -1,14 +1,19 @@
-"""Where a no-op episode's time goes: wall time inside the main stages, and in full GC collections.
+"""Where an episode's time goes: wall time inside the main stages, and in full GC collections.
 
 Wraps each stage's function with a timer (re-entrant calls count once), runs a warm-up episode,
-then ``--episodes`` no-op episodes, and prints seconds per episode and the share of each stage.
+then ``--episodes`` episodes, and prints seconds per episode and the share of each stage. With
+``--policy random-masked`` the episodes are played by a seeded random policy on the numeric stack
+(``NumericObservation`` + ``DiscreteRemedies``), as an RL learner plays them, and the stages that
+only acting episodes have are timed too. Stages may nest (the no-action counterfactual's dynamics
+count under both), so the shares need not add up to 100 %.
 
-Run: python benchmarks/episode_profile.py [--app APP] [--episodes N]
+Run: python benchmarks/episode_profile.py [--app APP] [--episodes N] [--policy noop|random-masked]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import time
@@ -26,12 +31,22 @@ STAGES = (
     ("pod lifecycle", "sre_gym.sim.pods", "lifecycle"),
     ("observation text", "sre_gym.envs.marathon", "SREMarathonEnv._obs"),
 )
+# stages of episodes in which the agent acts (``--policy random-masked``)
+ACTING_STAGES = (
+    ("scoring (reward every step)", "sre_gym.envs.marathon", "score"),
+    ("no-action counterfactual", "sre_gym.envs.marathon", "noaction_entry"),
+    ("persistence challenges", "sre_gym.sim.faults.persistence", "PersistenceChecker._challenge"),
+    ("tool calls", "sre_gym.tools.dispatch", "Toolbox.execute"),
+    ("numeric features", "sre_gym.wrappers.numeric", "NumericObservation.features"),
+    ("action mask", "sre_gym.wrappers.remedies", "DiscreteRemedies.action_mask"),
+)
 
 
 def _wrap(owner: Any, attr: str, name: str, cost: Counter) -> None:
     fn: Callable = getattr(owner, attr)
     depth = [0]
 
+    @functools.wraps(fn)  # keeps the name: the persistence fork finds its tick hook by name
     def timed(*a: Any, **k: Any) -> Any:
         if depth[0]:
             return fn(*a, **k)
@@ -50,25 +65,38 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--app", default="online-boutique")
     ap.add_argument("--episodes", type=int, default=2)
+    ap.add_argument("--policy", choices=("noop", "random-masked"), default="noop")
     a = ap.parse_args()
     import gymnasium as gym
+    import numpy as np
 
     import sre_gym  # noqa: F401
 
     cost: Counter = Counter()
-    for name, mod, qual in STAGES:
+    stages = STAGES + (ACTING_STAGES if a.policy == "random-masked" else ())
+    for name, mod, qual in stages:
         owner: Any = importlib.import_module(mod)
         *path, attr = qual.split(".")
         for p in path:
             owner = getattr(owner, p)
         _wrap(owner, attr, name, cost)
     env = gym.make("SREMarathon-v0", app=a.app)
+    if a.policy == "random-masked":
+        from sre_gym.wrappers import DiscreteRemedies, NumericObservation
+
+        env = DiscreteRemedies(NumericObservation(env))
 
     def episode(seed: int) -> None:
-        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        _, info = env.reset(seed=seed)
         done = False
         while not done:
-            _, _, done, _, _ = env.step([])
+            if a.policy == "noop":
+                action: Any = []
+            else:
+                action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, term, trunc, info = env.step(action)
+            done = term or trunc
 
     episode(999)  # warm caches
     cost.clear()
@@ -89,8 +117,8 @@ def main() -> None:
     total = time.perf_counter() - t0
     gc.callbacks.remove(on_gc)
     n = a.episodes
-    print(f"app={a.app} episodes={n} episode_s={total / n:.3f}")
-    for name, _, _ in STAGES:
+    print(f"app={a.app} policy={a.policy} episodes={n} episode_s={total / n:.3f}")
+    for name, _, _ in stages:
         print(f"{name:28s} {cost[name] / n:6.3f} s/episode {100 * cost[name] / total:5.1f} %")
     print(f"{'full GC collections':28s} {full_gc['s'] / n:6.3f} s/episode")
 

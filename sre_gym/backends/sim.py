@@ -97,6 +97,8 @@ class SimBackend(
         self._alerts: dict[str, dict[str, Any]] = {}
         self._views: dict[tuple[str, float | None], dict[str, Any]] = {}
         self._alert_order: list[str] = []
+        self._resolutions = 0  # alerts resolved so far: with the count fired, what alerts() reads
+        self._alerts_memo: tuple[tuple[float, int, int], list[dict[str, Any]]] | None = None
         self._pending: list[dict[str, Any]] = []
         self._records_seen = 0
 
@@ -146,25 +148,31 @@ class SimBackend(
                 )
             elif tr["to"] == "resolved" and aid in self._alerts:
                 self._alerts[aid]["resolved_at"] = float(tr["t"])
+                self._resolutions += 1
                 self._pending.append({"type": "alert_resolved", "t": float(tr["t"]), "id": aid})
 
     # ------------------------------------------------------------------ reads
     def alerts(self, t: float) -> list[dict[str, Any]]:
         """Every alert that started firing at or before t, with its state as of t."""
         self._evaluate(t)
-        out = []
-        views = self._views
-        for aid in self._alert_order:
-            a = self._alerts[aid]
-            if a["fired_at"] <= t:
-                # a view changes only when the alert resolves: build each once per state
-                r = a["resolved_at"]
-                key = (aid, r if r is not None and r <= t else None)
-                v = views.get(key)
-                if v is None:
-                    v = views[key] = alert_view(aid, a, a["fired_at"], t)
-                out.append(dict(v))
-        return out
+        # the list changes only when an alert fires or resolves (the wrappers and the observation
+        # read it several times an invocation)
+        memo_key = (t, len(self._alert_order), self._resolutions)
+        if self._alerts_memo is None or self._alerts_memo[0] != memo_key:
+            out = []
+            views = self._views
+            for aid in self._alert_order:
+                a = self._alerts[aid]
+                if a["fired_at"] <= t:
+                    # a view changes only when the alert resolves: build each once per state
+                    r = a["resolved_at"]
+                    key = (aid, r if r is not None and r <= t else None)
+                    v = views.get(key)
+                    if v is None:
+                        v = views[key] = alert_view(aid, a, a["fired_at"], t)
+                    out.append(v)
+            self._alerts_memo = (memo_key, out)
+        return [dict(v) for v in self._alerts_memo[1]]
 
     def alert_entities(self, alert_id: str) -> list[str]:
         a = self._alerts.get(alert_id)

@@ -18,6 +18,7 @@ changed here changes all of them together.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,9 +55,39 @@ def fits_fault(
 
 def attributable(alert: dict, start: float, end: float, scope: set[str], grace_s: float) -> bool:
     """Did ``alert`` (its start ``t`` and ``entities``) fire on a fault of this window and scope?"""
-    return start <= alert["t"] <= end + grace_s and bool(
-        scope.intersection(norm(x) for x in alert["entities"])
-    )
+    return _attributable(alert["t"], _entities(alert), start, end, scope, grace_s)
+
+
+def attributable_by_fault(
+    alerts: list[dict], windows: list[tuple[float, float, set[str]]], grace_s: float
+) -> list[dict[str, float]]:
+    """For each fault window ``(start, end, scope)``: id -> start time of each of ``alerts``
+    attributable to it (each alert's entities normalised once, and only the alerts that started
+    inside a window looked at for it)."""
+    alerts = sorted(alerts, key=lambda a: a["t"])
+    times = [a["t"] for a in alerts]
+    ents = [_entities(a) for a in alerts]
+    out = []
+    for start, end, scope in windows:
+        lo, hi = bisect.bisect_left(times, start), bisect.bisect_right(times, end + grace_s)
+        out.append(
+            {
+                alerts[i]["id"]: times[i]
+                for i in range(lo, hi)
+                if _attributable(times[i], ents[i], start, end, scope, grace_s)
+            }
+        )
+    return out
+
+
+def _entities(alert: dict) -> set[str]:
+    return {norm(x) for x in alert["entities"]}
+
+
+def _attributable(
+    t: float, entities: set[str], start: float, end: float, scope: set[str], grace_s: float
+) -> bool:
+    return start <= t <= end + grace_s and not scope.isdisjoint(entities)
 
 
 def artifact_matches(reported: str | None, aliases: list[str], commit: str | None) -> bool:

@@ -30,7 +30,7 @@ from sre_gym.scoring.rules import (
     Incident,
     acts_on,
     artifact_matches,
-    attributable,
+    attributable_by_fault,
     incidents,
     names_fault,
     norm,
@@ -114,17 +114,22 @@ def score(
     R = np.zeros((nf, ni), dtype=bool)
     R_t = np.full((nf, ni), np.inf)
     scopes = [scope(f["affected"], f["culprits"]) for f in faults]
+    # each fault's attributable alerts among those incidents hold (all that C and the interventions'
+    # justification read), decided once rather than once per incident holding them
+    held_ids = set().union(*(inc.alerts for inc in reported))
+    attr = attributable_by_fault(
+        [al for aid, al in alerts.items() if aid in held_ids],
+        [(f["start"], f["end"], scopes[a]) for a, f in enumerate(faults)],
+        cfg.attribution_grace_s,
+    )
     for a, f in enumerate(faults):
+        att = attr[a]
         for b, inc in enumerate(reported):
-            for aid, joined in inc.alerts.items():
-                al = alerts.get(aid)
-                if al is not None and attributable(
-                    al, f["start"], f["end"], scopes[a], cfg.attribution_grace_s
-                ):
-                    C[a, b] = True
-                    C_t[a, b] = min(C_t[a, b], max(joined, al["t"]))
-            if not C[a, b]:
+            held = inc.alerts.keys() & att.keys()
+            if not held:
                 continue
+            C[a, b] = True
+            C_t[a, b] = min(max(inc.alerts[aid], att[aid]) for aid in held)
             L[a, b] = names_fault(inc, f) and (
                 not cfg.localize_before_revert or inc.located_at < f["end"]
             )
@@ -187,7 +192,7 @@ def score(
     held_by: dict[str, list[tuple[float, list[str]]]] = {}  # incident id -> (t, its alerts)
     for e in of.get("incident", []):
         held_by.setdefault(e["id"], []).append((e["t"], e["alerts"]))
-    risky = sum(1 for x in interventions if not _justified(x, held_by, faults, alerts, scopes, cfg))
+    risky = sum(1 for x in interventions if not _justified(x, held_by, faults, attr, scopes))
     usage = before("usage")
     calls = before("tool_call")
     card = {
@@ -263,9 +268,8 @@ def _justified(
     x: dict,
     held_by: dict[str, list[tuple[float, list[str]]]],
     faults: list[dict],
-    alerts: dict,
+    attr: list[dict[str, float]],
     scopes: list[set[str]],
-    cfg: ScoringConfig,
 ) -> bool:
     """An intervention stays within its incident's scope if the cited incident, as it stood then,
     holds an alert attributable to a fault active at that moment, and the intervention acts on that
@@ -279,12 +283,8 @@ def _justified(
     for a, f in enumerate(faults):
         if not (f["start"] <= x["t"] < f["end"]) or not _fits(x, scopes[a], f):
             continue
-        for aid in held:
-            al = alerts.get(aid)
-            if al is not None and attributable(
-                al, f["start"], f["end"], scopes[a], cfg.attribution_grace_s
-            ):
-                return True
+        if not held.isdisjoint(attr[a]):  # (attr[a]: the fault's attributable alerts)
+            return True
     return False
 
 

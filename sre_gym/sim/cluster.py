@@ -270,6 +270,7 @@ class SimCluster(Interventions, Deploys):
             w.images,
             w.events,
             w._event_index,
+            w._events_of,
         ]
         for d in w.deployments:
             shared += d.revisions  # Revision objects are never mutated; the lists are copied
@@ -285,7 +286,7 @@ class SimCluster(Interventions, Deploys):
                 setattr(self, k, v)
         clone.recording = False
         clone.changes = []
-        clone.world.events, clone.world._event_index = [], {}
+        clone.world.events, clone.world._event_index, clone.world._events_of = [], {}, {}
         for hook in clone.tick_hooks:
             owner = getattr(hook, "__self__", None)
             if owner is not None and hasattr(owner, "records"):

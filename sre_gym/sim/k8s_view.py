@@ -113,8 +113,7 @@ def _template(tpl) -> dict:
 
 
 def _events_for(cl: SimCluster, kind: str, name: str, limit: int = 20) -> list[dict]:
-    evs = [e for e in cl.world.events if e.kind == kind and e.name == name]
-    return [_event(cl, e) for e in evs[-limit:]]
+    return [_event(cl, e) for e in cl.world.events_of(kind, name)[-limit:]]
 
 
 def _event(cl: SimCluster, e) -> dict:

@@ -156,6 +156,8 @@ class World:
     configmaps: dict[str, dict[str, str]] = field(default_factory=dict)
     secrets: dict[str, dict[str, str]] = field(default_factory=dict)
     _event_index: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    # each object's events in order: describe reads an object's last few without scanning them all
+    _events_of: dict[tuple[str, str], list[Event]] = field(default_factory=dict)
 
     def deployment(self, name: str) -> Deployment | None:
         for d in self.deployments:
@@ -172,7 +174,13 @@ class World:
             ev.last, ev.count = t, ev.count + 1
             return
         self._event_index[key] = len(self.events)
-        self.events.append(Event(type_, reason, kind, name, message, t, t))
+        ev = Event(type_, reason, kind, name, message, t, t)
+        self.events.append(ev)
+        self._events_of.setdefault((kind, name), []).append(ev)
+
+    def events_of(self, kind: str, name: str) -> list[Event]:
+        """The events of one object, oldest first."""
+        return self._events_of.get((kind, name), [])
 
 
 def compile_behaviour(

@@ -138,6 +138,8 @@ class Injector(FaultDriver):
 
     # ------------------------------------------------------------------ evidence per tick
     def _on_tick(self, tick: int, out: TickOut) -> None:
+        if self.cl.entry_only:
+            return  # a no-action counterfactual: its probes are never read (they only read)
         t = self.cl.time_of_tick(tick)
         live = self.active(t)
         if live:

@@ -129,3 +129,22 @@ def test_close_lets_go_of_the_telemetry():
     assert fams and all(f.data.size for f in fams)
     b.close()
     assert b.cluster.tsdb.families == {} and all(f.data.size == 0 for f in fams)
+
+
+def test_the_alert_list_follows_fires_and_resolutions_and_hands_out_copies():
+    b = SimBackend("online-boutique", 0)
+    times, states = [], set()
+    for k in range(1, 31):
+        t = b.episode_start + 120.0 * k
+        b.alerts(t)  # read ahead of the world: what fires or resolves until t is not known yet
+        b.advance_to(t)
+        times.append(t)
+        for s in (t, times[len(times) // 2], t):  # an earlier time again after later evaluations
+            got = b.alerts(s)
+            b._alerts_memo = None  # what the list is when built afresh
+            assert got == b.alerts(s)
+            states.update(a["state"] for a in got)
+    assert states == {"firing", "resolved"}
+    got = b.alerts(times[-1])
+    got[0]["state"] = "tampered"
+    assert b.alerts(times[-1])[0]["state"] != "tampered"

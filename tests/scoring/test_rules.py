@@ -42,3 +42,27 @@ def test_incidents_keep_the_last_localization_and_its_time():
     assert not rules.names_fault(inc, {**f, "commit": "fff"})
     assert rules.artifact_matches("Deployment/X@3", f["artifacts"], None)
     assert not rules.artifact_matches("abc", f["artifacts"], "abc1234")  # prefix too short
+
+
+def test_attributable_by_fault_agrees_with_attributable_alert_by_alert():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    names = ["cartservice", "Frontend", "redis-cart ", "adservice"]
+    alerts = [
+        {
+            "id": f"ALR-{i:04d}",
+            "t": float(rng.integers(0, 400)),
+            "entities": list(rng.choice(names, size=int(rng.integers(0, 3)), replace=False)),
+        }
+        for i in range(60)
+    ]
+    windows = [
+        (float(s), float(s + rng.integers(0, 200)), rules.scope(rng.choice(names, 2), []))
+        for s in rng.integers(0, 400, size=12)
+    ]
+    got = rules.attributable_by_fault(alerts, windows, 30.0)
+    for (start, end, sc), att in zip(windows, got, strict=True):
+        want = {a["id"]: a["t"] for a in alerts if rules.attributable(a, start, end, sc, 30.0)}
+        assert att == want
+    assert any(got) and not all(len(a) == len(alerts) for a in got)

@@ -199,3 +199,17 @@ def test_world_events_fold_repeats():
     assert (e.first, e.last, e.count) == (10, 30, 2)
     assert w.events[2].name == "q" and w.events[2].count == 1
     assert w.deployment("nope") is None
+
+
+def test_events_of_lists_one_objects_events_in_order():
+    w = World(deployments=[], nodes=[], images={})
+    w.event(10, "Normal", "Scheduled", "Pod", "p", "Successfully assigned")
+    w.event(15, "Normal", "ScalingReplicaSet", "Deployment", "p", "Scaled up")
+    w.event(20, "Warning", "BackOff", "Pod", "p", "Back-off restarting failed container")
+    w.event(25, "Warning", "BackOff", "Pod", "q", "Back-off restarting failed container")
+    w.event(30, "Normal", "Scheduled", "Pod", "p", "Successfully assigned")
+    # the same objects, in the same order, as a scan of every event finds them
+    for kind, name in [("Pod", "p"), ("Pod", "q"), ("Deployment", "p"), ("Node", "n")]:
+        assert w.events_of(kind, name) == [e for e in w.events if (e.kind, e.name) == (kind, name)]
+    first = w.events_of("Pod", "p")[0]
+    assert (first.reason, first.count, first.last) == ("Scheduled", 2, 30)

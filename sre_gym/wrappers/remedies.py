@@ -3,18 +3,31 @@
 Action 0 does nothing; action ``1 + r * n_services + s`` applies remedy ``REMEDIES[r]`` to serving
 service ``s`` (catalog order; ``describe(a)`` names it). Because the benchmark only credits a repair
 that cites a reported incident, each remedy first reports one automatically: the alerts firing now on
-that service (root cause: the service; artifact: the deployment's current revision ``svc@N`` for
-rollback and scale_up, the first pod for restart, the NotReady node for delete_pods), or, if an
+that service, root cause the service, and as artifact what the remedy acts on (see below); or, if an
 incident this wrapper opened for the service is still open and one of its alerts still fires, adds
-the new firing alerts to it, and then applies the remedy citing it. Once every alert of that
-incident has resolved, firing alerts on the service are a new episode of trouble: the old incident
-is resolved and a new one reported, so one service can be credited for each of its faults.
-Everything it decides from is what an agent sees (alerts, k8s state).
+the new firing alerts to it and revises its artifact to this remedy's, and then applies the remedy
+citing it. Once every alert of that incident has resolved, firing alerts on the service are a new
+episode of trouble: the old incident is resolved and a new one reported, so one service can be
+credited for each of its faults. Everything it decides from is what an agent sees (alerts,
+``list_changes``, k8s state).
 
-Remedies: ``rollback`` (to the previous revision), ``restart`` (rolling restart), ``scale_up`` (one
-more replica, at most 20) and ``delete_pods`` (the service's pods on NotReady nodes, so that they are
-rescheduled; with none, the action does nothing). ``info["remedy"]`` says what was done and
-``info["action_mask"]`` marks the actions that can do something now (for masked policies).
+Remedies:
+- ``rollback`` undoes the service's *suspect change*: the last deploy to it at or before the first
+  of its alerts firing now (artifact: its commit). A change with a source diff is reverted through
+  the build pipeline (``submit_patch`` with ``revert``), so that the next deploy from the head does
+  not bring it back; any other is rolled back to the revision before it. With no suspect it rolls
+  back to the previous revision (artifact ``svc@N``).
+- ``restart``: a rolling restart (artifact: the first pod).
+- ``scale_up``: one more replica, at most 20 (artifact ``deployment/svc``: the replica count).
+- ``delete_pods``: the service's pods on NotReady nodes, so that they are rescheduled (artifact: the
+  node); with none, the action does nothing.
+
+``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
+or extends that service's incident as above (artifact: its suspect change's commit, else
+``deployment/svc``) without acting. A policy then earns correlation without spending its one action
+on it, and its actions decide repairs; a no-op policy no longer scores 0 (the automatic reports are
+scored like any others). ``info["remedy"]`` says what was done and ``info["action_mask"]`` marks the
+actions that can do something now (for masked policies).
 """
 
 from __future__ import annotations
@@ -26,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
-from sre_gym.clock import MAX_REPLICAS
+from sre_gym.clock import MAX_REPLICAS, parse_time
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
@@ -40,9 +53,10 @@ def call(tool: str, **args: Any) -> dict[str, Any]:
 class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """``Discrete(1 + 4 * n_services)``: no-op, or (remedy x service) with an automatic incident."""
 
-    def __init__(self, env: gym.Env) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self)
+    def __init__(self, env: gym.Env, auto_report: bool = False) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, auto_report=auto_report)
         gym.Wrapper.__init__(self, env)
+        self.auto_report = bool(auto_report)
         self.base = marathon_of(env)
         self.services: tuple[str, ...] = compile_topology(self.base.app).names
         self.action_space = spaces.Discrete(1 + len(REMEDIES) * len(self.services))
@@ -69,10 +83,15 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 f"action must be an int in [0, {self.action_space.n}), got {action!r}"
             )
         calls = self.calls(int(action))
-        obs, reward, terminated, truncated, info = self.env.step(calls)
-        if calls:  # the remedy (last) cites the service's incident from now on
-            svc = self.services[(int(action) - 1) % len(self.services)]
+        svc = self.services[(int(action) - 1) % len(self.services)] if calls else None
+        reports = self._reports(skip=svc, offset=_n_reports(calls)) if self.auto_report else {}
+        obs, reward, terminated, truncated, info = self.env.step(
+            calls + [c for cs in reports.values() for c in cs[1]]
+        )
+        if svc is not None:  # the remedy (last) cites the service's incident from now on
             self._incident_of[svc] = calls[-1]["args"]["incident_id"]
+        for other, (iid, _) in reports.items():
+            self._incident_of[other] = iid
         done = self.describe(int(action)) if calls else "noop"
         return obs, reward, terminated, truncated, self._info(info, done)
 
@@ -87,8 +106,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         b = self.base.backend
         dep = b.k8s_get("deployments", svc)
         if remedy == "rollback":
-            act = [call("rollback", deployment=svc)]
-            artifact = f"{svc}@{dep['revision']}"
+            act, artifact = self._undo(svc, dep)
         elif remedy == "restart":
             act = [call("restart", deployment=svc)]
             pods = [p["name"] for p in b.k8s_get("pods", None) if p["deployment"] == svc]
@@ -96,7 +114,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         elif remedy == "scale_up":
             want = min(int(dep["ready"].split("/")[1]) + 1, MAX_REPLICAS)
             act = [call("scale", deployment=svc, replicas=want)]
-            artifact = f"{svc}@{dep['revision']}"
+            artifact = (
+                f"deployment/{svc}"  # the replica count is the deployment's, not a revision's
+            )
         else:
             stranded = self._stranded().get(svc, [])
             if not stranded:
@@ -105,6 +125,43 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             artifact = stranded[0][1]
         iid, report = self._incident(svc, artifact, remedy)
         return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
+
+    def _suspect(self, svc: str) -> dict[str, Any] | None:
+        """The service's suspect change: the last deploy to it at or before the first of its alerts
+        firing now (None without one)."""
+        starts = [
+            parse_time(a["starts_at"])
+            for a in self.base.alerts_view()
+            if a["state"] == "firing" and svc in alert_entities(a["labels"])
+        ]
+        first = min((x for x in starts if x is not None), default=None)
+        if first is None:
+            return None
+        try:
+            changes = self.base.backend.changes()
+        except (OperationError, NotImplementedError):
+            return None
+        mine = [c for c in changes if c["service"] == svc and c["t"] <= first]
+        return max(mine, key=lambda c: c["t"]) if mine else None
+
+    def _undo(self, svc: str, dep: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+        """Undo the service's suspect change (``_suspect``). A change with a source diff is reverted
+        through the pipeline (so that the next deploy from the head does not bring it back); any
+        other goes by a rollback to the revision before it. With no suspect, roll back to the
+        previous revision."""
+        b = self.base.backend
+        c = self._suspect(svc)
+        if c is None:
+            return [call("rollback", deployment=svc)], f"{svc}@{dep['revision']}"
+        if c["diff"]:
+            return [call("submit_patch", service=svc, revert=c["sha"])], c["sha"]
+        before = [
+            h["revision"]
+            for h in b.k8s_describe("deployments", svc)["revision_history"]
+            if c["revision"] is not None and h["revision"] < c["revision"]
+        ]
+        back = {"to_revision": max(before)} if before else {}
+        return [call("rollback", deployment=svc, **back)], c["sha"]
 
     def _stranded(self) -> dict[str, list[tuple[str, str]]]:
         """Per service, (pod, node) of its pods on NotReady nodes (as ``k8s_get`` shows them)."""
@@ -118,8 +175,33 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 out.setdefault(p["deployment"], []).append((p["name"], p["node"]))
         return out
 
-    def _incident(self, svc: str, artifact: str, remedy: str) -> tuple[str, list[dict]]:
-        """The incident to cite for ``svc`` and the report calls that open or extend it."""
+    def _reports(self, skip: str | None, offset: int) -> dict[str, tuple[str, list[dict]]]:
+        """``auto_report``: per other service with alerts firing on it and not yet in its open
+        incident, that incident and the calls that open or extend it (``offset``: incidents the
+        step's remedy opens first)."""
+        out: dict[str, tuple[str, list[dict]]] = {}
+        firing = {
+            e
+            for a in self.base.alerts_view()
+            if a["state"] == "firing"
+            for e in alert_entities(a["labels"])
+        }
+        for svc in self.services:
+            if svc == skip or svc not in firing:
+                continue
+            sus = self._suspect(svc)
+            artifact = sus["sha"] if sus is not None else f"deployment/{svc}"
+            iid, cs = self._incident(svc, artifact, "report", offset=offset, revise=False)
+            if cs:
+                out[svc] = (iid, cs)
+                offset += _n_reports(cs)
+        return out
+
+    def _incident(
+        self, svc: str, artifact: str, remedy: str, *, offset: int = 0, revise: bool = True
+    ) -> tuple[str, list[dict]]:
+        """The incident to cite for ``svc`` and the report calls that open or extend it (with
+        ``revise``, an open incident naming another artifact is revised to name this one)."""
         base = self.base
         incidents = base.toolbox.incidents
         firing = [
@@ -133,15 +215,18 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             known = set(incidents[iid].alerts)
             if known & set(firing) or not firing:
                 new = [a for a in firing if a not in known]
-                return iid, (
-                    [call("update_incident", incident_id=iid, add_alert_ids=new)] if new else []
+                change = (
+                    {"artifact": artifact} if revise and incidents[iid].artifact != artifact else {}
                 )
+                if not new and not change:
+                    return iid, []
+                return iid, [call("update_incident", incident_id=iid, add_alert_ids=new, **change)]
             # every alert of the service's incident has resolved and new ones fire: a new episode
             # of trouble, so the old incident is closed and a new one reported
             close = [
                 call("resolve_incident", incident_id=iid, summary="automatic: alerts resolved")
             ]
-        iid = f"INC-{len(incidents) + 1:04d}"  # the toolbox numbers incidents in order
+        iid = f"INC-{len(incidents) + 1 + offset:04d}"  # the toolbox numbers incidents in order
         report = call(
             "report_incident",
             alert_ids=firing,
@@ -177,3 +262,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         out["remedy"] = done
         out["action_mask"] = self.action_mask()
         return out
+
+
+def _n_reports(calls: list[dict[str, Any]]) -> int:
+    return sum(1 for c in calls if c["tool"] == "report_incident")

@@ -8,8 +8,15 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from sre_gym.backends.base import alert_entities
 from sre_gym.envs.marathon import N_INVOCATIONS
 from sre_gym.wrappers import REMEDIES, DiscreteRemedies, NumericObservation
+
+
+def _ts(iso):
+    from sre_gym.clock import parse_time
+
+    return parse_time(iso)
 
 
 def action_of(env, remedy, service):
@@ -46,11 +53,27 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
         and base.backend.k8s_get("deployments", s)["ready"] == "1/1"
         and any(a["state"] == "firing" and s in str(a["labels"]) for a in base.alerts_view())
     )
-    rev = base.backend.k8s_get("deployments", svc)["revision"]
+    # rollback undoes the suspect change: the last deploy to the service at or before the first of
+    # its alerts firing now (what list_changes and get_alerts show)
+    first = min(
+        _ts(a["starts_at"])
+        for a in base.alerts_view()
+        if a["state"] == "firing" and svc in str(a["labels"])
+    )
+    suspect = max(
+        (c for c in base.backend.changes() if c["service"] == svc and c["t"] <= first),
+        key=lambda c: c["t"],
+    )
     calls = env.calls(action_of(env, "rollback", svc))
-    assert [c["tool"] for c in calls] == ["report_incident", "rollback"]
-    assert calls[0]["args"]["artifact"] == f"{svc}@{rev}"
-    assert calls[1]["args"] == {"deployment": svc, "incident_id": "INC-0001"}
+    assert calls[0]["tool"] == "report_incident" and calls[0]["args"]["artifact"] == suspect["sha"]
+    if suspect["diff"]:  # reverted in the head, so that the next deploy does not bring it back
+        assert calls[1] == {
+            "tool": "submit_patch",
+            "args": {"service": svc, "revert": suspect["sha"], "incident_id": "INC-0001"},
+        }
+    else:
+        assert calls[1]["tool"] == "rollback"
+        assert calls[1]["args"]["to_revision"] < suspect["revision"]
     obs, r, term, trunc, info = env.step(action_of(env, "restart", svc))
     assert info["remedy"] == f"restart {svc}"
     (inc,) = base.toolbox.incidents.values()
@@ -61,9 +84,10 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
     assert all(x["ok"] for x in results)
     (x,) = base.evidence.of("intervention")
     assert (x["tool"], x["incident_id"], x["in_scope"]) == ("restart", inc.id, True)
-    # a second remedy on the same service reuses the open incident
+    # a second remedy on the same service reuses the open incident, revised to name what this
+    # remedy acts on: a replica count is the deployment's
     obs, *_ = env.step(action_of(env, "scale_up", svc))
-    assert len(base.toolbox.incidents) == 1
+    assert len(base.toolbox.incidents) == 1 and inc.artifact == f"deployment/{svc}"
     assert base.evidence.of("intervention")[-1]["tool"] == "scale"
     # one more replica than it had (what the world does with it afterwards is another matter)
     assert json.loads(obs["tool_results"])[-1]["result"].endswith(f"{svc} scaled to 2")
@@ -148,3 +172,41 @@ def test_each_episode_of_trouble_on_a_service_gets_its_own_incident(make):
         if terminated or truncated:
             break
     assert info["scorecard"]["correlation"] == 1.0  # both faults credited
+
+
+def test_auto_report_files_every_firing_service_and_numbers_incidents_as_the_toolbox_does(make):
+    env = DiscreteRemedies(make(NumericObservation), auto_report=True)
+    quiet = make(NumericObservation, DiscreteRemedies)
+    for e in (env, quiet):
+        e.reset(seed=3)
+    base = env.unwrapped
+    same_step = 0  # steps where the remedy and the automatic reports both open incidents
+    for k in range(12):
+        # a remedy on the service with the most firing alerts, in the same step as the automatic
+        # reports of the others: first as soon as two services have alerts (nothing filed yet),
+        # then now and then
+        firing = [a for a in base.alerts_view() if a["state"] == "firing"]
+        counts = {s: sum(s in str(a["labels"]) for a in firing) for s in env.services}
+        top = max(env.services, key=lambda s: counts[s])
+        busy = sum(1 for c in counts.values() if c) >= 2
+        act = counts[top] and ((busy and not base.toolbox.incidents) or k % 3 == 2)
+        a = action_of(env, "restart", top) if act else 0
+        before = len(base.toolbox.incidents)
+        opens_own = a and top not in env._incident_of
+        obs, r, term, trunc, info = env.step(a)
+        same_step += bool(opens_own and len(base.toolbox.incidents) > before + 1)
+        # the wrapper's idea of each service's incident is the toolbox's
+        incidents = base.toolbox.incidents
+        assert all(incidents[iid].culprits == [s] for s, iid in env._incident_of.items()), k
+        quiet.step(0)
+        assert all(x["ok"] for x in base.last_results), (k, base.last_results)
+    incidents = base.toolbox.incidents
+    assert incidents and quiet.unwrapped.toolbox.incidents == {} and same_step
+    # every service with alerts firing at the last step's start is filed: its incident is open
+    # and holds those alerts
+    firing = [a for a in base.alerts_view() if a["state"] == "firing"]
+    for s in env.services:
+        mine = {a["id"] for a in firing if s in alert_entities(a["labels"])}
+        if mine:
+            inc = incidents[env._incident_of[s]]
+            assert inc.status == "open" and inc.culprits == [s]

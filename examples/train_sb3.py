@@ -9,7 +9,7 @@ is its Marathon-Score. It is compared with a random masked policy and with no-op
 Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build of torch is enough):
 
     pip install -e '.[rl]'
-    python examples/train_sb3.py --timesteps 20000 --envs 2 --eval-seeds 1000-1004
+    python examples/train_sb3.py --timesteps 20000 --envs 2 --eval-seeds 1000-1004 [--auto-report]
 """
 
 from __future__ import annotations
@@ -48,12 +48,12 @@ class MaskFromInfo(gym.Wrapper):
         return self._mask
 
 
-def make_env(app: str, horizon: int | None) -> gym.Env:
-    """The numeric stack; ``horizon`` cuts episodes to that many invocations (None: whole)."""
+def make_env(app: str, horizon: int | None, auto_report: bool = False) -> gym.Env:
+    """The numeric stack; ``horizon`` cuts episodes to that many invocations (None: whole);
+    ``auto_report`` files every firing service each invocation, so actions only decide repairs."""
     kwargs = {"max_episode_steps": horizon} if horizon else {}
-    return MaskFromInfo(
-        DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app, **kwargs)))
-    )
+    base = NumericObservation(gym.make("SREMarathon-v0", app=app, **kwargs))
+    return MaskFromInfo(DiscreteRemedies(base, auto_report=auto_report))
 
 
 def play(env: gym.Env, seed: int, choose) -> float:
@@ -84,13 +84,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--horizon", type=int, default=15, help="invocations per training episode")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seeds", default="1000-1004", help="held-out seeds, e.g. 1000-1004")
+    p.add_argument(
+        "--auto-report",
+        action="store_true",
+        help="DiscreteRemedies(auto_report=True): incidents for every firing service, every step",
+    )
     a = p.parse_args(argv)
 
     venv = make_vec_env(
         make_env,
         n_envs=a.envs,
         seed=a.seed,
-        env_kwargs={"app": a.app, "horizon": a.horizon},
+        env_kwargs={"app": a.app, "horizon": a.horizon, "auto_report": a.auto_report},
         vec_env_cls=SubprocVecEnv if a.envs > 1 else None,
     )
     model = MaskablePPO(
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "random masked": lambda o, m: int(rng.choice(np.flatnonzero(m))),
         "no-op": lambda o, m: 0,
     }
-    env = make_env(a.app, None)
+    env = make_env(a.app, None, a.auto_report)
     scores: dict[str, list[float]] = {}
     for name, choose in policies.items():
         scores[name] = [play(env, s, choose) for s in seeds_of(a.eval_seeds)]

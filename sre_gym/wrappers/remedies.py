@@ -5,11 +5,11 @@ service ``s`` (catalog order; ``describe(a)`` names it). Because the benchmark o
 that cites a reported incident, each remedy first reports one automatically: the alerts firing now on
 that service, root cause the service, and as artifact what the remedy acts on (see below); or, if an
 incident this wrapper opened for the service is still open and one of its alerts still fires, adds
-the new firing alerts to it and revises its artifact to this remedy's, and then applies the remedy
-citing it. Once every alert of that incident has resolved, firing alerts on the service are a new
-episode of trouble: the old incident is resolved and a new one reported, so one service can be
-credited for each of its faults. Everything it decides from is what an agent sees (alerts,
-``list_changes``, k8s state).
+the new firing alerts to it (naming this remedy's artifact instead, unless the same kind of
+remedy named it), and then applies the remedy citing it. Once every alert of that incident has
+resolved, firing alerts on the service are a new episode of trouble: the old incident is resolved
+and a new one reported, so one service can be credited for each of its faults. Everything it
+decides from is what an agent sees (alerts, ``list_changes``, k8s state).
 
 Remedies:
 - ``rollback`` undoes the service's *suspect change*: the last deploy to it at or before the first
@@ -61,6 +61,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.services: tuple[str, ...] = compile_topology(self.base.app).names
         self.action_space = spaces.Discrete(1 + len(REMEDIES) * len(self.services))
         self._incident_of: dict[str, str] = {}
+        self._named_by: dict[
+            str, str
+        ] = {}  # incident -> what set its artifact (a remedy, "report")
 
     def describe(self, action: int) -> str:
         """Human-readable name of an action ("noop" or "<remedy> <service>")."""
@@ -73,7 +76,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict]:
-        self._incident_of = {}
+        self._incident_of, self._named_by = {}, {}
         obs, info = self.env.reset(seed=seed, options=options)
         return obs, self._info(info, "noop")
 
@@ -89,9 +92,13 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             calls + [c for cs in reports.values() for c in cs[1]]
         )
         if svc is not None:  # the remedy (last) cites the service's incident from now on
-            self._incident_of[svc] = calls[-1]["args"]["incident_id"]
-        for other, (iid, _) in reports.items():
+            iid = self._incident_of[svc] = calls[-1]["args"]["incident_id"]
+            if any(_names_artifact(c) for c in calls):
+                self._named_by[iid] = REMEDIES[(int(action) - 1) // len(self.services)]
+        for other, (iid, cs) in reports.items():
             self._incident_of[other] = iid
+            if any(_names_artifact(c) for c in cs):
+                self._named_by[iid] = "report"
         done = self.describe(int(action)) if calls else "noop"
         return obs, reward, terminated, truncated, self._info(info, done)
 
@@ -114,9 +121,8 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         elif remedy == "scale_up":
             want = min(int(dep["ready"].split("/")[1]) + 1, MAX_REPLICAS)
             act = [call("scale", deployment=svc, replicas=want)]
-            artifact = (
-                f"deployment/{svc}"  # the replica count is the deployment's, not a revision's
-            )
+            # the replica count is the deployment's, not a revision's
+            artifact = f"deployment/{svc}"
         else:
             stranded = self._stranded().get(svc, [])
             if not stranded:
@@ -191,17 +197,18 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 continue
             sus = self._suspect(svc)
             artifact = sus["sha"] if sus is not None else f"deployment/{svc}"
-            iid, cs = self._incident(svc, artifact, "report", offset=offset, revise=False)
+            iid, cs = self._incident(svc, artifact, "report", offset=offset)
             if cs:
                 out[svc] = (iid, cs)
                 offset += _n_reports(cs)
         return out
 
     def _incident(
-        self, svc: str, artifact: str, remedy: str, *, offset: int = 0, revise: bool = True
+        self, svc: str, artifact: str, remedy: str, *, offset: int = 0
     ) -> tuple[str, list[dict]]:
-        """The incident to cite for ``svc`` and the report calls that open or extend it (with
-        ``revise``, an open incident naming another artifact is revised to name this one)."""
+        """The incident to cite for ``svc`` and the report calls that open or extend it. A remedy
+        revises the artifact of an open incident that an automatic report or another kind of remedy
+        named (a repeated remedy keeps it: a restart's new pods are not what was wrong)."""
         base = self.base
         incidents = base.toolbox.incidents
         firing = [
@@ -215,6 +222,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             known = set(incidents[iid].alerts)
             if known & set(firing) or not firing:
                 new = [a for a in firing if a not in known]
+                revise = remedy != "report" and self._named_by.get(iid) != remedy
                 change = (
                     {"artifact": artifact} if revise and incidents[iid].artifact != artifact else {}
                 )
@@ -266,3 +274,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 def _n_reports(calls: list[dict[str, Any]]) -> int:
     return sum(1 for c in calls if c["tool"] == "report_incident")
+
+
+def _names_artifact(c: dict[str, Any]) -> bool:
+    return c["tool"] == "report_incident" or (
+        c["tool"] == "update_incident" and "artifact" in c["args"]
+    )

@@ -84,8 +84,12 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
     assert all(x["ok"] for x in results)
     (x,) = base.evidence.of("intervention")
     assert (x["tool"], x["incident_id"], x["in_scope"]) == ("restart", inc.id, True)
-    # a second remedy on the same service reuses the open incident, revised to name what this
-    # remedy acts on: a replica count is the deployment's
+    # the same remedy again keeps the incident's artifact (the restart's new pods are not what was
+    # wrong); another kind of remedy revises it to name what it acts on: a replica count is the
+    # deployment's
+    again = env.calls(action_of(env, "restart", svc))
+    assert [c["tool"] for c in again if "artifact" in c["args"]] == []
+    assert again[-1]["args"]["incident_id"] == inc.id
     obs, *_ = env.step(action_of(env, "scale_up", svc))
     assert len(base.toolbox.incidents) == 1 and inc.artifact == f"deployment/{svc}"
     assert base.evidence.of("intervention")[-1]["tool"] == "scale"

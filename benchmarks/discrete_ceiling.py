@@ -31,10 +31,11 @@ import numpy as np
 
 import sre_gym  # noqa: F401
 from sre_gym.backends.base import alert_entities
+from sre_gym.envs.marathon import INVOCATION_S
 from sre_gym.scoring.scorer import score
 from sre_gym.wrappers import REMEDIES, DiscreteRemedies, NumericObservation
 
-# the fault's own remedy -> the discrete remedy that does the same (None: no discrete action does)
+# the fault's own remedy -> the discrete remedy that does the same (absent: no discrete action does)
 REMEDY_OF = {
     "rollback": "rollback",
     "patch_config": "rollback",
@@ -43,7 +44,6 @@ REMEDY_OF = {
     "scale_up": "scale_up",
     "delete_pods_on_node": "delete_pods",
     "delete_pods_in_zone": "delete_pods",
-    "raise_cpu_limit": "raise_cpu",
 }
 RETRY_S = 480  # act on a fault again if it is still unhealthy this long after the last action
 
@@ -63,7 +63,7 @@ class Ceiling:
     def __call__(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         env, base = self.env, self.env.base
         b = base.backend
-        now = b.episode_start + 120.0 * base.invocation
+        now = b.episode_start + INVOCATION_S * base.invocation
         firing = {
             e.lower()
             for a in base.alerts_view()
@@ -108,7 +108,7 @@ class NumericRule:
         for svc in ranked[:3]:
             if f(svc, "firing_alerts") <= 0 or inv - self.acted.get(svc, -99) < 4:
                 continue
-            if f(svc, "ready") == 0 and f(svc, "desired") >= 0:
+            if f(svc, "ready") == 0:
                 remedy = "scale_up"
             elif f(svc, "revision_age") < np.log1p(1200) / 10:
                 remedy = "rollback"

@@ -23,8 +23,9 @@ def action_of(env, remedy, service):
     return 1 + REMEDIES.index(remedy) * len(env.services) + env.services.index(service)
 
 
-def test_check_env_passes_for_the_numeric_stack(make, strict_check):
-    strict_check(make(NumericObservation, DiscreteRemedies))
+@pytest.mark.parametrize("auto_report", [False, True])
+def test_check_env_passes_for_the_numeric_stack(make, strict_check, auto_report):
+    strict_check(DiscreteRemedies(make(NumericObservation), auto_report=auto_report))
 
 
 def test_action_space_and_names(make):

@@ -132,21 +132,25 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         iid, report = self._incident(svc, artifact, remedy)
         return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
 
-    def _suspect(self, svc: str) -> dict[str, Any] | None:
+    def _suspect(
+        self, svc: str, alerts: list[dict] | None = None, changes: list[dict] | None = None
+    ) -> dict[str, Any] | None:
         """The service's suspect change: the last deploy to it at or before the first of its alerts
-        firing now (None without one)."""
+        firing now (None without one). ``alerts`` and ``changes``: the alert history and change
+        list as read this step, when the caller has them."""
         starts = [
             parse_time(a["starts_at"])
-            for a in self.base.alerts_view()
+            for a in (self.base.alerts_view() if alerts is None else alerts)
             if a["state"] == "firing" and svc in alert_entities(a["labels"])
         ]
         first = min((x for x in starts if x is not None), default=None)
         if first is None:
             return None
-        try:
-            changes = self.base.backend.changes()
-        except (OperationError, NotImplementedError):
-            return None
+        if changes is None:
+            try:
+                changes = self.base.backend.changes()
+            except (OperationError, NotImplementedError):
+                return None
         mine = [c for c in changes if c["service"] == svc and c["t"] <= first]
         return max(mine, key=lambda c: c["t"]) if mine else None
 
@@ -186,25 +190,31 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         incident, that incident and the calls that open or extend it (``offset``: incidents the
         step's remedy opens first)."""
         out: dict[str, tuple[str, list[dict]]] = {}
-        firing = {
-            e
-            for a in self.base.alerts_view()
-            if a["state"] == "firing"
-            for e in alert_entities(a["labels"])
-        }
+        alerts = self.base.alerts_view()  # read once: nothing runs between these decisions
+        firing = {e for a in alerts if a["state"] == "firing" for e in alert_entities(a["labels"])}
+        try:
+            changes = self.base.backend.changes()
+        except (OperationError, NotImplementedError):
+            changes = []
         for svc in self.services:
             if svc == skip or svc not in firing:
                 continue
-            sus = self._suspect(svc)
+            sus = self._suspect(svc, alerts, changes)
             artifact = sus["sha"] if sus is not None else f"deployment/{svc}"
-            iid, cs = self._incident(svc, artifact, "report", offset=offset)
+            iid, cs = self._incident(svc, artifact, "report", offset=offset, alerts=alerts)
             if cs:
                 out[svc] = (iid, cs)
                 offset += _n_reports(cs)
         return out
 
     def _incident(
-        self, svc: str, artifact: str, remedy: str, *, offset: int = 0
+        self,
+        svc: str,
+        artifact: str,
+        remedy: str,
+        *,
+        offset: int = 0,
+        alerts: list[dict] | None = None,
     ) -> tuple[str, list[dict]]:
         """The incident to cite for ``svc`` and the report calls that open or extend it. A remedy
         revises the artifact of an open incident that an automatic report or another kind of remedy
@@ -213,7 +223,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         incidents = base.toolbox.incidents
         firing = [
             a["id"]
-            for a in base.alerts_view()
+            for a in (base.alerts_view() if alerts is None else alerts)
             if a["state"] == "firing" and svc in alert_entities(a["labels"])
         ]
         iid = self._incident_of.get(svc)

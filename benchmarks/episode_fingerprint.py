@@ -53,6 +53,20 @@ def _h(h: hashlib._Hash, x: object) -> None:
     h.update(json.dumps(x, sort_keys=True, default=str).encode())
 
 
+def _evidence_hash(ev) -> str:
+    """Events and arrays of a run's evidence, in order."""
+    h = hashlib.sha256()
+    _h(h, ev.events)
+    for k in sorted(ev.arrays):
+        a = np.ascontiguousarray(ev.arrays[k])
+        h.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
+    return h.hexdigest()[:16]
+
+
+def _json_hash(x: object) -> str:
+    return hashlib.sha256(json.dumps(x, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict, list]:
     import gymnasium as gym
 
@@ -77,11 +91,6 @@ def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict,
         v = obs[k]
         _h(h_obs, [k, v.tolist() if isinstance(v, np.ndarray) else v])
     ev = env.unwrapped.evidence
-    h_ev = hashlib.sha256()
-    _h(h_ev, ev.events)
-    for k in sorted(ev.arrays):
-        a = np.ascontiguousarray(ev.arrays[k])
-        h_ev.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
     from sre_gym.scoring.scorer import score
 
     card = info["scorecard"]
@@ -94,11 +103,9 @@ def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict,
         "score": card["marathon_score"],
         "obs": h_obs.hexdigest()[:16],
         "rewards": h_rew.hexdigest()[:16],
-        "scorecard": hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest()[:16],
-        "per_fault": hashlib.sha256(json.dumps(per_fault, sort_keys=True).encode()).hexdigest()[
-            :16
-        ],
-        "evidence": h_ev.hexdigest()[:16],
+        "scorecard": _json_hash(card),
+        "per_fault": _json_hash(per_fault),
+        "evidence": _evidence_hash(ev),
         "mechanisms": len(mechs),
     }, mechs
 
@@ -124,11 +131,6 @@ def numeric_fingerprint(app: str, seed: int, sched: str) -> dict:
         done, steps = term or trunc, steps + 1
     h_obs.update(obs.tobytes() + info["action_mask"].tobytes())
     ev = env.unwrapped.evidence
-    h_ev = hashlib.sha256()
-    _h(h_ev, ev.events)
-    for k in sorted(ev.arrays):
-        a = np.ascontiguousarray(ev.arrays[k])
-        h_ev.update(k.encode() + str(a.dtype).encode() + str(a.shape).encode() + a.tobytes())
     card = info["scorecard"]
     env.close()
     return {
@@ -137,8 +139,8 @@ def numeric_fingerprint(app: str, seed: int, sched: str) -> dict:
         "score": card["marathon_score"],
         "obs": h_obs.hexdigest()[:16],
         "rewards": h_rew.hexdigest()[:16],
-        "scorecard": hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest()[:16],
-        "evidence": h_ev.hexdigest()[:16],
+        "scorecard": _json_hash(card),
+        "evidence": _evidence_hash(ev),
     }
 
 

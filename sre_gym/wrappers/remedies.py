@@ -112,8 +112,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         remedy, svc = REMEDIES[r], self.services[s]
         b = self.base.backend
         dep = b.k8s_get("deployments", svc)
+        alerts = self.base.alerts_view()  # read once: the suspect and the incident both use it
         if remedy == "rollback":
-            act, artifact = self._undo(svc, dep)
+            act, artifact = self._undo(svc, dep, alerts)
         elif remedy == "restart":
             act = [call("restart", deployment=svc)]
             pods = [p["name"] for p in b.k8s_get("pods", None) if p["deployment"] == svc]
@@ -129,7 +130,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 return []
             act = [call("delete_resource", kind="pods", name=p) for p, _ in stranded]
             artifact = stranded[0][1]
-        iid, report = self._incident(svc, artifact, remedy)
+        iid, report = self._incident(svc, artifact, remedy, alerts=alerts)
         return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
 
     def _suspect(
@@ -154,13 +155,15 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         mine = [c for c in changes if c["service"] == svc and c["t"] <= first]
         return max(mine, key=lambda c: c["t"]) if mine else None
 
-    def _undo(self, svc: str, dep: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    def _undo(
+        self, svc: str, dep: dict[str, Any], alerts: list[dict]
+    ) -> tuple[list[dict[str, Any]], str]:
         """Undo the service's suspect change (``_suspect``). A change with a source diff is reverted
         through the pipeline (so that the next deploy from the head does not bring it back); any
         other goes by a rollback to the revision before it. With no suspect, roll back to the
         previous revision."""
         b = self.base.backend
-        c = self._suspect(svc)
+        c = self._suspect(svc, alerts)
         if c is None:
             return [call("rollback", deployment=svc)], f"{svc}@{dep['revision']}"
         if c["diff"]:

@@ -5,15 +5,15 @@ service, with an automatic incident. This plays, on the same seeds:
 
 - ``ceiling``: a privileged chooser (it reads the run's hidden ground truth, as the oracle does)
   that picks, each invocation, the discrete action that fits the most urgent active fault once an
-  alert fires on its target: what a perfect policy over this action space could score;
+  alert fires on its target (among those with time left for a repair to be credited): about what
+  a perfect policy over this action space could score;
 - ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (act on
   the service with the most firing alerts; roll it back if it changed in the last 20 minutes, restart
   it if its containers restart or wait, scale it up if it has no ready replica), what the
   observation alone supports without learning;
 - ``random``: a random masked policy, and ``noop``.
 
-It also prints, per fault mechanism, how many of the ceiling run's faults were fully credited: the
-mechanisms the action design cannot repair show 0.
+It also prints, per fault mechanism, how many of the ceiling run's faults were fully credited.
 
 Run: python benchmarks/discrete_ceiling.py [--app APP] [--seeds 1000-1004] [--schedule marathon]
      [--auto-report]
@@ -44,8 +44,14 @@ REMEDY_OF = {
     "scale_up": "scale_up",
     "delete_pods_on_node": "delete_pods",
     "delete_pods_in_zone": "delete_pods",
+    "raise_cpu_limit": "raise_cpu",
+    "delete_networkpolicy": "delete_netpol",
 }
 RETRY_S = 480  # act on a fault again if it is still unhealthy this long after the last action
+# a repair is credited only once its probe held for the repair hold (60 s) before the fault's own
+# revert: a fault ending sooner than this after the action cannot be earned, so the chooser spends
+# the invocation on another
+MIN_LEFT_S = 90
 
 
 def _action(env: DiscreteRemedies, remedy: str, svc: str) -> int | None:
@@ -55,7 +61,8 @@ def _action(env: DiscreteRemedies, remedy: str, svc: str) -> int | None:
 
 
 class Ceiling:
-    """Privileged: the discrete action for the most urgent fault whose target has a firing alert."""
+    """Privileged: the discrete action for the most urgent fault whose target has a firing alert
+    and that has time left for a credited repair."""
 
     def __init__(self, env: DiscreteRemedies) -> None:
         self.env, self.acted = env, {}
@@ -73,15 +80,14 @@ class Ceiling:
         k = b.cluster.tick - 1
         for inj in sorted(b.ground_truth()["injections"], key=lambda i: i.end):
             f = inj.fault
-            if not (inj.start <= now < inj.end) or f.target.lower() not in firing:
+            if not (inj.start <= now <= inj.end - MIN_LEFT_S) or f.target.lower() not in firing:
                 continue
             last = self.acted.get(inj.index)
             healthy = k >= 0 and b.injector.probe[inj.index, k] == 1
             if last is not None and (healthy or now - last < RETRY_S):
                 continue
-            if inj.detail.get("change") is not None and inj.detail["change"].flags:
-                continue  # a feature flag: no discrete action turns it off
-            a = _action(env, REMEDY_OF.get(f.remedies[0], ""), f.target)
+            flag = inj.detail.get("change") is not None and inj.detail["change"].flags
+            a = _action(env, "flag_off" if flag else REMEDY_OF.get(f.remedies[0], ""), f.target)
             if a is not None and info["action_mask"][a]:
                 self.acted[inj.index] = now
                 return a

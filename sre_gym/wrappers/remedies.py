@@ -13,14 +13,21 @@ decides from is what an agent sees (alerts, ``list_changes``, k8s state).
 
 Remedies:
 - ``rollback`` undoes the service's *suspect change*: the last deploy to it at or before the first
-  of its alerts firing now (artifact: its commit). A change with a source diff is reverted through
+  of its alerts firing now (artifact: its commit). It rolls the deployment back to the revision
+  before it (relief within a rollout), and a change with a source diff is also reverted through
   the build pipeline (``submit_patch`` with ``revert``), so that the next deploy from the head does
-  not bring it back; any other is rolled back to the revision before it. With no suspect it rolls
-  back to the previous revision (artifact ``svc@N``).
+  not bring it back. With no suspect it rolls back to the previous revision (artifact ``svc@N``).
 - ``restart``: a rolling restart (artifact: the first pod).
 - ``scale_up``: one more replica, at most 20 (artifact ``deployment/svc``: the replica count).
 - ``delete_pods``: the service's pods on NotReady nodes, so that they are rescheduled (artifact: the
   node); with none, the action does nothing.
+- ``raise_cpu``: doubles the CPU limit of the pod template, at most ``MAX_CPU_CORES`` (artifact
+  ``deployment/svc``): headroom for a runaway process.
+- ``delete_netpol``: deletes the newest NetworkPolicy that restricts the service's egress (artifact:
+  the policy); with none, the action does nothing.
+- ``flag_off``: sets the feature flags of the service (the app catalog's ``service`` of each flag)
+  whose variant is not their default back to it, on the flag ConfigMap (artifact: the first flag,
+  ``flags.<name>``); with none, or on an app without flags, the action does nothing.
 
 ``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
 or extends that service's incident as above (artifact: its suspect change's commit, else
@@ -39,11 +46,23 @@ import numpy as np
 from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
+from sre_gym.catalogs.schema import parse_cpu
 from sre_gym.clock import MAX_REPLICAS, parse_time
+from sre_gym.sim.flags import FLAG_FILE, variants_of
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
-REMEDIES = ("rollback", "restart", "scale_up", "delete_pods")
+REMEDIES = (
+    "rollback",
+    "restart",
+    "scale_up",
+    "delete_pods",
+    "raise_cpu",
+    "delete_netpol",
+    "flag_off",
+)
+# raise_cpu's bound: a pod's limit stays within one node of the apps' kind clusters (4 cores)
+MAX_CPU_CORES = 4.0
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:
@@ -51,14 +70,18 @@ def call(tool: str, **args: Any) -> dict[str, Any]:
 
 
 class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """``Discrete(1 + 4 * n_services)``: no-op, or (remedy x service) with an automatic incident."""
+    """``Discrete(1 + len(REMEDIES) * n_services)``: no-op, or (remedy x service) with an automatic
+    incident."""
 
     def __init__(self, env: gym.Env, auto_report: bool = False) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, auto_report=auto_report)
         gym.Wrapper.__init__(self, env)
         self.auto_report = bool(auto_report)
         self.base = marathon_of(env)
-        self.services: tuple[str, ...] = compile_topology(self.base.app).names
+        topo = compile_topology(self.base.app)
+        self.services: tuple[str, ...] = topo.names
+        self._flags = topo.app.flags  # public catalog: each flag's service and default variant
+        self._flag_configmap = topo.app.flag_configmap
         self.action_space = spaces.Discrete(1 + len(REMEDIES) * len(self.services))
         self._incident_of: dict[str, str] = {}
         self._named_by: dict[
@@ -124,12 +147,34 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             act = [call("scale", deployment=svc, replicas=want)]
             # the replica count is the deployment's, not a revision's
             artifact = f"deployment/{svc}"
-        else:
+        elif remedy == "delete_pods":
             stranded = self._stranded().get(svc, [])
             if not stranded:
                 return []
             act = [call("delete_resource", kind="pods", name=p) for p, _ in stranded]
             artifact = stranded[0][1]
+        elif remedy == "raise_cpu":
+            cores = self._raised_cpu(svc)
+            if cores is None:
+                return []
+            act = [call("patch_config", deployment=svc, key="resources.limits.cpu", value=cores)]
+            artifact = f"deployment/{svc}"
+        elif remedy == "delete_netpol":
+            policies = self._egress_policies().get(svc, [])
+            if not policies:
+                return []
+            act = [call("delete_resource", kind="networkpolicies", name=policies[-1])]
+            artifact = f"networkpolicy/{policies[-1]}"
+        else:
+            flags = self._flags_on().get(svc, {})
+            if not flags:
+                return []
+            # flagd reads the flag file from its ConfigMap: patched through the flagd deployment
+            act = [
+                call("patch_config", deployment="flagd", key=f"flags.{f}", value=v)
+                for f, v in flags.items()
+            ]
+            artifact = f"flags.{next(iter(flags))}"
         iid, report = self._incident(svc, artifact, remedy, alerts=alerts)
         return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
 
@@ -158,23 +203,26 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def _undo(
         self, svc: str, dep: dict[str, Any], alerts: list[dict]
     ) -> tuple[list[dict[str, Any]], str]:
-        """Undo the service's suspect change (``_suspect``). A change with a source diff is reverted
-        through the pipeline (so that the next deploy from the head does not bring it back); any
-        other goes by a rollback to the revision before it. With no suspect, roll back to the
-        previous revision."""
+        """Undo the service's suspect change (``_suspect``): a rollback to the revision before it,
+        and for a change with a source diff also a revert through the pipeline (so that the next
+        deploy from the head does not bring it back). With no suspect, roll back to the previous
+        revision."""
         b = self.base.backend
         c = self._suspect(svc, alerts)
         if c is None:
             return [call("rollback", deployment=svc)], f"{svc}@{dep['revision']}"
-        if c["diff"]:
-            return [call("submit_patch", service=svc, revert=c["sha"])], c["sha"]
         before = [
             h["revision"]
             for h in b.k8s_describe("deployments", svc)["revision_history"]
             if c["revision"] is not None and h["revision"] < c["revision"]
         ]
-        back = {"to_revision": max(before)} if before else {}
-        return [call("rollback", deployment=svc, **back)], c["sha"]
+        to = {"to_revision": max(before)} if before else {}
+        if not c["diff"]:
+            return [call("rollback", deployment=svc, **to)], c["sha"]
+        # mitigate now (a rollback takes effect within a rollout), and revert the change in the
+        # head so that the next deploy does not bring it back (the pipeline takes minutes)
+        act = [call("rollback", deployment=svc, **to)] if before else []
+        return [*act, call("submit_patch", service=svc, revert=c["sha"])], c["sha"]
 
     def _stranded(self) -> dict[str, list[tuple[str, str]]]:
         """Per service, (pod, node) of its pods on NotReady nodes (as ``k8s_get`` shows them)."""
@@ -186,6 +234,49 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         for p in b.k8s_get("pods", None):
             if p["node"] in down and p["status"] != "Terminating":
                 out.setdefault(p["deployment"], []).append((p["name"], p["node"]))
+        return out
+
+    def _raised_cpu(self, svc: str, dep: dict[str, Any] | None = None) -> str | None:
+        """Twice the service's CPU limit (at most ``MAX_CPU_CORES``) as a quantity; None when the
+        limit is already at the bound or unreadable. ``dep``: its ``k8s_describe``, if read."""
+        try:
+            if dep is None:
+                dep = self.base.backend.k8s_describe("deployments", svc)
+            cur = parse_cpu(dep["template"]["resources"]["limits"]["cpu"])
+        except (OperationError, KeyError, TypeError, ValueError):
+            return None
+        if cur >= MAX_CPU_CORES:
+            return None
+        return f"{int(round(min(2.0 * cur, MAX_CPU_CORES) * 1000))}m"
+
+    def _egress_policies(self) -> dict[str, list[str]]:
+        """Per service, the NetworkPolicies restricting its egress, oldest first (as ``k8s_get``
+        shows them)."""
+        out: dict[str, list[str]] = {}
+        try:
+            policies = self.base.backend.k8s_get("networkpolicies", None)
+        except (OperationError, NotImplementedError):
+            return out
+        for p in sorted(policies, key=lambda p: (p.get("created") or "", p["name"])):
+            svc = (p.get("pod_selector") or {}).get("app")
+            if svc in self.services and "Egress" in (p.get("policy_types") or ()):
+                out.setdefault(svc, []).append(p["name"])
+        return out
+
+    def _flags_on(self) -> dict[str, dict[str, str]]:
+        """Per service, its flags whose variant in the flag ConfigMap is not the default, with the
+        default (empty on an app without flags or an unreadable ConfigMap)."""
+        out: dict[str, dict[str, str]] = {}
+        if not self._flag_configmap:
+            return out
+        try:
+            cm = self.base.backend.k8s_describe("configmaps", self._flag_configmap)
+            chosen = variants_of(cm["data"][FLAG_FILE])
+        except (OperationError, NotImplementedError, KeyError, TypeError):
+            return out
+        for f in self._flags:
+            if not f.benchmark_owned and chosen.get(f.name, f.default) != f.default:
+                out.setdefault(f.service, {})[f.name] = f.default
         return out
 
     def _reports(self, skip: str | None, offset: int) -> dict[str, tuple[str, list[dict]]]:
@@ -264,18 +355,29 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if b is None or self.base.invocation >= self.base.n_invocations:
             return mask
         n = len(self.services)
-        stranded = self._stranded()
+        stranded, fenced, flagged = self._stranded(), self._egress_policies(), self._flags_on()
+
+        def off(remedy: str, s: int) -> None:
+            mask[1 + REMEDIES.index(remedy) * n + s] = 0
+
         for s, svc in enumerate(self.services):
+            if svc not in stranded:
+                off("delete_pods", s)
+            if svc not in fenced:
+                off("delete_netpol", s)
+            if svc not in flagged:
+                off("flag_off", s)
             try:
                 dep = b.k8s_describe("deployments", svc)
             except OperationError:
+                off("raise_cpu", s)
                 continue
             if len(dep["revision_history"]) < 2:
-                mask[1 + 0 * n + s] = 0
+                off("rollback", s)
             if dep["replicas"] >= MAX_REPLICAS:
-                mask[1 + 2 * n + s] = 0
-            if svc not in stranded:
-                mask[1 + 3 * n + s] = 0
+                off("scale_up", s)
+            if self._raised_cpu(svc, dep) is None:
+                off("raise_cpu", s)
         return mask
 
     def _info(self, info: dict, done: str) -> dict:

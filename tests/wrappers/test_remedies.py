@@ -31,13 +31,15 @@ def test_check_env_passes_for_the_numeric_stack(make, strict_check, auto_report)
 def test_action_space_and_names(make):
     env = make(DiscreteRemedies)
     n = len(env.services)
-    assert env.action_space == gym.spaces.Discrete(1 + 4 * n)
+    assert len(REMEDIES) == 7
+    assert env.action_space == gym.spaces.Discrete(1 + len(REMEDIES) * n)
     assert env.describe(0) == "noop"
     assert env.describe(action_of(env, "scale_up", "cartservice")) == "scale_up cartservice"
-    assert {env.describe(a).split()[0] for a in range(1, 1 + 4 * n)} == set(REMEDIES)
+    assert env.describe(action_of(env, "flag_off", "frontend")) == "flag_off frontend"
+    assert {env.describe(a).split()[0] for a in range(1, env.action_space.n)} == set(REMEDIES)
     env.reset(seed=0)
     with pytest.raises(gym.error.InvalidAction):
-        env.step(1 + 4 * n)
+        env.step(env.action_space.n)
 
 
 def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
@@ -67,14 +69,19 @@ def test_a_remedy_reports_the_firing_alerts_then_acts_citing_the_incident(make):
     )
     calls = env.calls(action_of(env, "rollback", svc))
     assert calls[0]["tool"] == "report_incident" and calls[0]["args"]["artifact"] == suspect["sha"]
-    if suspect["diff"]:  # reverted in the head, so that the next deploy does not bring it back
-        assert calls[1] == {
-            "tool": "submit_patch",
-            "args": {"service": svc, "revert": suspect["sha"], "incident_id": "INC-0001"},
-        }
+    # rolled back past it now; a change with a diff is also reverted in the head, so that the next
+    # deploy does not bring it back
+    assert calls[1]["tool"] == "rollback"
+    assert calls[1]["args"]["to_revision"] < suspect["revision"]
+    if suspect["diff"]:
+        assert calls[2:] == [
+            {
+                "tool": "submit_patch",
+                "args": {"service": svc, "revert": suspect["sha"], "incident_id": "INC-0001"},
+            }
+        ]
     else:
-        assert calls[1]["tool"] == "rollback"
-        assert calls[1]["args"]["to_revision"] < suspect["revision"]
+        assert len(calls) == 2
     obs, r, term, trunc, info = env.step(action_of(env, "restart", svc))
     assert info["remedy"] == f"restart {svc}"
     (inc,) = base.toolbox.incidents.values()
@@ -215,3 +222,79 @@ def test_auto_report_files_every_firing_service_and_numbers_incidents_as_the_too
         if mine:
             inc = incidents[env._incident_of[s]]
             assert inc.status == "open" and inc.culprits == [s]
+
+
+def _run_until(env, pred, limit=20):
+    for _ in range(limit):
+        if pred():
+            return
+        env.step(0)
+    raise AssertionError("condition not reached")
+
+
+def test_raise_cpu_doubles_the_limit_up_to_its_bound(make):
+    from sre_gym.wrappers.remedies import MAX_CPU_CORES
+
+    env = make(DiscreteRemedies)
+    env.reset(seed=0)
+    b = env.unwrapped.backend
+    a = action_of(env, "raise_cpu", "cartservice")
+    limit = b.k8s_describe("deployments", "cartservice")["template"]["resources"]["limits"]["cpu"]
+    assert limit == "300m" and env.action_mask()[a] == 1
+    calls = env.calls(a)
+    assert calls[0]["args"]["artifact"] == "deployment/cartservice"
+    assert calls[-1]["tool"] == "patch_config" and calls[-1]["args"]["value"] == "600m"
+    seen = []
+    while env.action_mask()[a]:
+        obs, r, term, trunc, info = env.step(a)
+        assert info["remedy"] == "raise_cpu cartservice"
+        tpl = b.k8s_describe("deployments", "cartservice")["template"]
+        seen.append(tpl["resources"]["limits"]["cpu"])
+    # 300m doubles to 600m, 1200m, 2400m, then stops at the bound
+    assert seen == ["600m", "1200m", "2400m", f"{int(MAX_CPU_CORES * 1000)}m"]
+    assert env.calls(a) == []
+
+
+def test_delete_netpol_removes_the_egress_lockdown_and_names_it(make):
+    fid = "ob-egress-deny-checkoutservice-paymentservice"
+    env = make(DiscreteRemedies, noise="off", schedule="short")
+    env.reset(seed=0, options={"faults": [{"fault": fid, "start": 120, "end": 1500}]})
+    b = env.unwrapped.backend
+    a = action_of(env, "delete_netpol", "checkoutservice")
+    # the app's own policies only admit ingress: nothing to delete before the fault
+    assert b.k8s_get("networkpolicies", None) and env.action_mask()[a] == 0
+    assert env.calls(a) == []
+    _run_until(env, lambda: env.action_mask()[a] == 1)
+    (inj,) = b.ground_truth()["injections"]
+    calls = env.calls(a)
+    policy = inj.detail["policy"]
+    assert calls[0]["args"]["artifact"] == f"networkpolicy/{policy}"
+    assert calls[0]["args"]["artifact"] in inj.artifacts
+    assert calls[-1]["tool"] == "delete_resource" and calls[-1]["args"]["name"] == policy
+    env.step(a)
+    assert policy not in {p["name"] for p in b.k8s_get("networkpolicies", None)}
+    assert env.action_mask()[a] == 0
+
+
+def test_flag_off_sets_the_services_flags_back_to_their_default(make):
+    env = make(DiscreteRemedies, app="astronomy-shop", noise="off", schedule="short")
+    fid = "as-flag-adfailure-on"
+    env.reset(seed=0, options={"faults": [{"fault": fid, "start": 120, "end": 1500}]})
+    b = env.unwrapped.backend
+    a = action_of(env, "flag_off", "ad")
+    assert env.action_mask()[a] == 0 and env.calls(a) == []
+    _run_until(env, lambda: env.action_mask()[a] == 1)
+    (inj,) = b.ground_truth()["injections"]
+    calls = env.calls(a)
+    assert calls[0]["args"]["artifact"] == "flags.adFailure"
+    assert calls[0]["args"]["artifact"].lower() in inj.artifacts
+    assert calls[-1]["tool"] == "patch_config"
+    assert calls[-1]["args"] | {"incident_id": None} == {
+        "deployment": "flagd",
+        "key": "flags.adFailure",
+        "value": "off",
+        "incident_id": None,
+    }
+    obs, r, term, trunc, info = env.step(a)
+    assert all(x["ok"] for x in env.unwrapped.last_results), env.unwrapped.last_results
+    assert env.action_mask()[a] == 0  # the flag is back at its default

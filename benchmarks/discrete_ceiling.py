@@ -8,9 +8,10 @@ service, with an automatic incident. This plays, on the same seeds:
   alert fires on its target (among those with time left for a repair to be credited): about what
   a perfect policy over this action space could score;
 - ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (act on
-  the service with the most firing alerts; roll it back if it changed in the last 20 minutes, restart
-  it if its containers restart or wait, scale it up if it has no ready replica), what the
-  observation alone supports without learning;
+  the service with the most firing alerts: scale it up if it has no ready replica, turn its changed
+  flags off, delete its egress lockdown, raise its CPU limit if it is throttled, roll it back if it
+  changed in the last 20 minutes, restart it if its containers restart or wait, else roll it back),
+  what the observation alone supports without learning;
 - ``random``: a random masked policy, and ``noop``.
 
 It also prints, per fault mechanism, how many of the ceiling run's faults were fully credited.
@@ -116,6 +117,12 @@ class NumericRule:
                 continue
             if f(svc, "ready") == 0:
                 remedy = "scale_up"
+            elif f(svc, "flags_changed") > 0:
+                remedy = "flag_off"
+            elif f(svc, "egress_policies") > 0:
+                remedy = "delete_netpol"
+            elif f(svc, "cpu_throttle") > 0.5:
+                remedy = "raise_cpu"
             elif f(svc, "revision_age") < np.log1p(1200) / 10:
                 remedy = "rollback"
             elif f(svc, "restarts") > 0 or f(svc, "waiting") > 0:

@@ -8,7 +8,9 @@ invocation's start: PromQL over the same TSDB that ``query_metrics`` reads, Kube
 Layout (``feature_names()`` spells it out): for each serving service, in catalog order,
 ``rps`` (log1p requests/s / 10), ``error_ratio``, ``p95`` (log1p ms / 12), ``ready`` and ``desired``
 replicas (/ 20), ``restarts`` in the last 5 min (/ 20), ``waiting`` containers (/ 10),
-``revision_age`` (log1p s / 10) and ``firing_alerts`` naming it (/ 10); then each node's readiness;
+``revision_age`` (log1p s / 10), ``firing_alerts`` naming it (/ 10), ``cpu_throttle`` (the largest
+share of CFS periods throttled among its pods), ``egress_policies`` restricting it (/ 5) and
+``flags_changed`` (its feature flags off their default, / 5); then each node's readiness;
 then the invocation's progress, all firing alerts (/ 100) and open incidents (/ 50). Values are
 clipped, NaN (no traffic) is 0, so every observation is inside the bounds.
 """
@@ -25,6 +27,7 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.sim.topology import compile_topology
+from sre_gym.wrappers.observed import egress_policies, flags_changed
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 WINDOW = "2m"
@@ -38,6 +41,9 @@ SERVICE_FEATURES = (
     "waiting",
     "revision_age",
     "firing_alerts",
+    "cpu_throttle",
+    "egress_policies",
+    "flags_changed",
 )
 GLOBAL_FEATURES = ("progress", "firing_total", "open_incidents")
 _SPAN = 'span_kind="SPAN_KIND_SERVER"'
@@ -55,6 +61,10 @@ QUERIES = {
     "desired": "kube_deployment_spec_replicas",
     "restarts": "sum by (pod) (increase(kube_pod_container_status_restarts_total[5m]))",
     "waiting": "sum by (pod) (kube_pod_container_status_waiting_reason)",
+    "throttle": (
+        f"sum by (pod) (rate(container_cpu_cfs_throttled_periods_total[{WINDOW}])) "
+        f"/ sum by (pod) (rate(container_cpu_cfs_periods_total[{WINDOW}]))"
+    ),
 }
 
 
@@ -84,6 +94,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         self.base = marathon_of(env)
         topo = compile_topology(self.base.app)
         self.services: tuple[str, ...] = topo.names
+        self._app = topo.app
         self.nodes: tuple[str, ...] = tuple(n.name for n in topo.app.nodes)
         n = len(self.services) * len(SERVICE_FEATURES) + len(self.nodes) + len(GLOBAL_FEATURES)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)
@@ -120,6 +131,11 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         waiting: dict[str, float] = {}
         for pod, v in per(QUERIES["waiting"], "pod").items():
             waiting[pod_owner(pod)] = waiting.get(pod_owner(pod), 0.0) + v
+        throttle: dict[str, float] = {}
+        for pod, v in per(QUERIES["throttle"], "pod").items():
+            throttle[pod_owner(pod)] = max(throttle.get(pod_owner(pod), 0.0), v)
+        fenced = egress_policies(b, self.services)
+        flagged = flags_changed(b, self._app)
         for s, i in svc_i.items():
             r = rps.get(s, 0.0)
             f[i, col["rps"]] = math.log1p(max(r, 0.0)) / 10
@@ -129,6 +145,9 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             f[i, col["desired"]] = desired.get(s, 0.0) / 20
             f[i, col["restarts"]] = restarts.get(s, 0.0) / 20
             f[i, col["waiting"]] = waiting.get(s, 0.0) / 10
+            f[i, col["cpu_throttle"]] = throttle.get(s, 0.0)
+            f[i, col["egress_policies"]] = len(fenced.get(s, ())) / 5
+            f[i, col["flags_changed"]] = len(flagged.get(s, {})) / 5
             try:
                 hist = b.k8s_describe("deployments", s)["revision_history"]
                 age = max(0.0, t - _ts(hist[-1]["created"])) if hist else 0.0

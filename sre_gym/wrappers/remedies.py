@@ -48,8 +48,8 @@ from gymnasium import spaces
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.catalogs.schema import parse_cpu
 from sre_gym.clock import MAX_REPLICAS, parse_time
-from sre_gym.sim.flags import FLAG_FILE, variants_of
 from sre_gym.sim.topology import compile_topology
+from sre_gym.wrappers.observed import egress_policies, flags_changed, stranded_pods
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 REMEDIES = (
@@ -80,8 +80,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.base = marathon_of(env)
         topo = compile_topology(self.base.app)
         self.services: tuple[str, ...] = topo.names
-        self._flags = topo.app.flags  # public catalog: each flag's service and default variant
-        self._flag_configmap = topo.app.flag_configmap
+        self._app = topo.app  # the public catalog: each flag's service and default variant
         self.action_space = spaces.Discrete(1 + len(REMEDIES) * len(self.services))
         self._incident_of: dict[str, str] = {}
         self._named_by: dict[
@@ -148,7 +147,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             # the replica count is the deployment's, not a revision's
             artifact = f"deployment/{svc}"
         elif remedy == "delete_pods":
-            stranded = self._stranded().get(svc, [])
+            stranded = stranded_pods(b).get(svc, [])
             if not stranded:
                 return []
             act = [call("delete_resource", kind="pods", name=p) for p, _ in stranded]
@@ -160,13 +159,13 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             act = [call("patch_config", deployment=svc, key="resources.limits.cpu", value=cores)]
             artifact = f"deployment/{svc}"
         elif remedy == "delete_netpol":
-            policies = self._egress_policies().get(svc, [])
+            policies = egress_policies(b, self.services).get(svc, [])
             if not policies:
                 return []
             act = [call("delete_resource", kind="networkpolicies", name=policies[-1])]
             artifact = f"networkpolicy/{policies[-1]}"
         else:
-            flags = self._flags_on().get(svc, {})
+            flags = flags_changed(b, self._app).get(svc, {})
             if not flags:
                 return []
             # flagd reads the flag file from its ConfigMap: patched through the flagd deployment
@@ -224,18 +223,6 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         act = [call("rollback", deployment=svc, **to)] if before else []
         return [*act, call("submit_patch", service=svc, revert=c["sha"])], c["sha"]
 
-    def _stranded(self) -> dict[str, list[tuple[str, str]]]:
-        """Per service, (pod, node) of its pods on NotReady nodes (as ``k8s_get`` shows them)."""
-        b = self.base.backend
-        down = {n["name"] for n in b.k8s_get("nodes", None) if n["status"] != "Ready"}
-        out: dict[str, list[tuple[str, str]]] = {}
-        if not down:
-            return out
-        for p in b.k8s_get("pods", None):
-            if p["node"] in down and p["status"] != "Terminating":
-                out.setdefault(p["deployment"], []).append((p["name"], p["node"]))
-        return out
-
     def _raised_cpu(self, svc: str, dep: dict[str, Any] | None = None) -> str | None:
         """Twice the service's CPU limit (at most ``MAX_CPU_CORES``) as a quantity; None when the
         limit is already at the bound or unreadable. ``dep``: its ``k8s_describe``, if read."""
@@ -248,36 +235,6 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if cur >= MAX_CPU_CORES:
             return None
         return f"{int(round(min(2.0 * cur, MAX_CPU_CORES) * 1000))}m"
-
-    def _egress_policies(self) -> dict[str, list[str]]:
-        """Per service, the NetworkPolicies restricting its egress, oldest first (as ``k8s_get``
-        shows them)."""
-        out: dict[str, list[str]] = {}
-        try:
-            policies = self.base.backend.k8s_get("networkpolicies", None)
-        except (OperationError, NotImplementedError):
-            return out
-        for p in sorted(policies, key=lambda p: (p.get("created") or "", p["name"])):
-            svc = (p.get("pod_selector") or {}).get("app")
-            if svc in self.services and "Egress" in (p.get("policy_types") or ()):
-                out.setdefault(svc, []).append(p["name"])
-        return out
-
-    def _flags_on(self) -> dict[str, dict[str, str]]:
-        """Per service, its flags whose variant in the flag ConfigMap is not the default, with the
-        default (empty on an app without flags or an unreadable ConfigMap)."""
-        out: dict[str, dict[str, str]] = {}
-        if not self._flag_configmap:
-            return out
-        try:
-            cm = self.base.backend.k8s_describe("configmaps", self._flag_configmap)
-            chosen = variants_of(cm["data"][FLAG_FILE])
-        except (OperationError, NotImplementedError, KeyError, TypeError):
-            return out
-        for f in self._flags:
-            if not f.benchmark_owned and chosen.get(f.name, f.default) != f.default:
-                out.setdefault(f.service, {})[f.name] = f.default
-        return out
 
     def _reports(self, skip: str | None, offset: int) -> dict[str, tuple[str, list[dict]]]:
         """``auto_report``: per other service with alerts firing on it and not yet in its open
@@ -355,7 +312,8 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if b is None or self.base.invocation >= self.base.n_invocations:
             return mask
         n = len(self.services)
-        stranded, fenced, flagged = self._stranded(), self._egress_policies(), self._flags_on()
+        stranded, fenced = stranded_pods(b), egress_policies(b, self.services)
+        flagged = flags_changed(b, self._app)
 
         def off(remedy: str, s: int) -> None:
             mask[1 + REMEDIES.index(remedy) * n + s] = 0

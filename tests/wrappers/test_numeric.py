@@ -89,3 +89,29 @@ def test_pod_owner():
     assert pod_owner("cartservice-84q54xrt9h-xxqg4") == "cartservice"
     assert pod_owner("redis-cart-5b9f7c7d4d-abcde") == "redis-cart"
     assert pod_owner("odd") == "odd"
+
+
+def test_features_for_cpu_egress_and_flag_trouble(make):
+    """Each of the three remedies' own signals shows on the faulty service only."""
+    cases = [
+        ("online-boutique", "ob-cpu-hog-frontend", "frontend", "cpu_throttle"),
+        (
+            "online-boutique",
+            "ob-egress-deny-checkoutservice-paymentservice",
+            "checkoutservice",
+            "egress_policies",
+        ),
+        ("astronomy-shop", "as-flag-adfailure-on", "ad", "flags_changed"),
+    ]
+    for app, fid, svc, feature in cases:
+        env = make(NumericObservation, app=app, noise="off", schedule="short")
+        obs, _ = env.reset(seed=0, options={"faults": [{"fault": fid, "start": 120, "end": 900}]})
+        names = env.feature_names()
+        before = dict(zip(names, obs, strict=True))
+        assert all(before[f"{s}.{feature}"] == 0 for s in env.services), fid
+        for _ in range(2):
+            obs, *_ = env.step([])
+        f = dict(zip(names, obs, strict=True))
+        others = [f[f"{s}.{feature}"] for s in env.services if s != svc]
+        floor = 0.5 if feature == "cpu_throttle" else 0.2  # throttled periods; one policy or flag
+        assert f[f"{svc}.{feature}"] >= floor and max(others) < floor, (fid, f[f"{svc}.{feature}"])

@@ -1,0 +1,62 @@
+"""Cluster facts the numeric RL wrappers read, through the same backend calls an agent's tools make.
+
+``NumericObservation`` turns them into features and ``DiscreteRemedies`` decides its remedies and
+its action mask from them, so both see one account of the cluster. Each function reads only what
+``k8s_get``/``k8s_describe`` show (never ground truth) and returns an empty answer when the backend
+cannot say.
+"""
+
+from __future__ import annotations
+
+from sre_gym.backends.base import Backend, OperationError
+from sre_gym.catalogs.schema import App
+from sre_gym.sim.flags import FLAG_FILE, variants_of
+
+
+def stranded_pods(backend: Backend) -> dict[str, list[tuple[str, str]]]:
+    """Per deployment, (pod, node) of its pods on NotReady nodes that are not terminating."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    try:
+        down = {n["name"] for n in backend.k8s_get("nodes", None) if n["status"] != "Ready"}
+        if not down:
+            return out
+        pods = backend.k8s_get("pods", None)
+    except (OperationError, NotImplementedError):
+        return out
+    for p in pods:
+        if p["node"] in down and p["status"] != "Terminating":
+            out.setdefault(p["deployment"], []).append((p["name"], p["node"]))
+    return out
+
+
+def egress_policies(backend: Backend, services: tuple[str, ...]) -> dict[str, list[str]]:
+    """Per service, the NetworkPolicies that restrict its egress (they select its pods by their
+    ``app`` label and list ``Egress`` among their policy types), oldest first."""
+    out: dict[str, list[str]] = {}
+    try:
+        policies = backend.k8s_get("networkpolicies", None)
+    except (OperationError, NotImplementedError):
+        return out
+    for p in sorted(policies, key=lambda p: (p.get("created") or "", p["name"])):
+        svc = (p.get("pod_selector") or {}).get("app")
+        if svc in services and "Egress" in (p.get("policy_types") or ()):
+            out.setdefault(svc, []).append(p["name"])
+    return out
+
+
+def flags_changed(backend: Backend, app: App) -> dict[str, dict[str, str]]:
+    """Per service, its feature flags (the app catalog names each flag's service) whose variant in
+    the flag ConfigMap is not the default, mapped to that default. Flags the load generator owns
+    are left out; empty for an app without flags or when the ConfigMap cannot be read."""
+    out: dict[str, dict[str, str]] = {}
+    if not app.flag_configmap:
+        return out
+    try:
+        cm = backend.k8s_describe("configmaps", app.flag_configmap)
+        chosen = variants_of(cm["data"][FLAG_FILE])
+    except (OperationError, NotImplementedError, KeyError, TypeError):
+        return out
+    for f in app.flags:
+        if not f.benchmark_owned and chosen.get(f.name, f.default) != f.default:
+            out.setdefault(f.service, {})[f.name] = f.default
+    return out

@@ -1,0 +1,61 @@
+"""observed: the cluster facts the numeric wrappers read, as the agent's own tools show them."""
+
+from __future__ import annotations
+
+from sre_gym.sim.netpol import egress_allowlist
+from sre_gym.sim.topology import compile_topology
+from sre_gym.wrappers.observed import egress_policies, flags_changed, stranded_pods
+
+
+def _backend(make, app="online-boutique", faults=(), until=0):
+    env = make(app=app, noise="off", schedule="short")
+    env.reset(seed=0, options={"faults": list(faults)} if faults else None)
+    for _ in range(until):
+        env.step([])
+    return env.unwrapped.backend
+
+
+def test_stranded_pods_are_those_on_notready_nodes(make):
+    b = _backend(make)
+    assert stranded_pods(b) == {}
+    node = next(p["node"] for p in b.k8s_get("pods", None) if p["deployment"] == "cartservice")
+    b.cluster.set_node_ready(node, False, b.now)
+    got = stranded_pods(b)
+    want = {}
+    for p in b.k8s_get("pods", None):
+        if p["node"] == node and p["status"] != "Terminating":
+            want.setdefault(p["deployment"], []).append((p["name"], node))
+    assert got == want and "cartservice" in got
+
+
+def test_egress_policies_ignore_ingress_rules_and_list_the_oldest_first(make):
+    fid = "ob-egress-deny-checkoutservice-paymentservice"
+    b = _backend(make, faults=[{"fault": fid, "start": 120, "end": 1500}])
+    services = compile_topology("online-boutique").names
+    # the app's own policies only admit ingress
+    assert b.k8s_get("networkpolicies", None) and egress_policies(b, services) == {}
+    b.advance_to(b.episode_start + 240)
+    (inj,) = b.ground_truth()["injections"]
+    assert egress_policies(b, services) == {"checkoutservice": [inj.detail["policy"]]}
+    app = b.cluster.topo.app
+    later = egress_allowlist(app, "a-later-lockdown", "checkoutservice", "emailservice", b.now)
+    b.cluster.add_networkpolicy(later)
+    assert egress_policies(b, services)["checkoutservice"] == [
+        inj.detail["policy"],
+        "a-later-lockdown",
+    ]
+
+
+def test_flags_changed_names_each_services_flags_off_their_default(make):
+    assert flags_changed(_backend(make), compile_topology("online-boutique").app) == {}
+    fid = "as-flag-adfailure-on"
+    b = _backend(make, "astronomy-shop", [{"fault": fid, "start": 120, "end": 1500}])
+    app = compile_topology("astronomy-shop").app
+    assert flags_changed(b, app) == {}
+    b.advance_to(b.episode_start + 240)
+    assert flags_changed(b, app) == {"ad": {"adFailure": "off"}}
+    # a flag the load generator owns is not a service's
+    owned = next(f for f in app.flags if f.benchmark_owned)
+    other = next(v for v in owned.variants if v != owned.default)
+    b.patch_config("flagd", f"flags.{owned.name}", other, b.now)
+    assert flags_changed(b, app) == {"ad": {"adFailure": "off"}}

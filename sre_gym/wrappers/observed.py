@@ -29,17 +29,25 @@ def stranded_pods(backend: Backend) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+# the labels that name a workload in the apps' manifests (the simulator and the catalogs use ``app``;
+# the Astronomy Shop's Helm chart selects by ``opentelemetry.io/name``)
+NAME_LABELS = ("app", "app.kubernetes.io/name", "opentelemetry.io/name")
+
+
 def egress_policies(backend: Backend, services: tuple[str, ...]) -> dict[str, list[str]]:
-    """Per service, the NetworkPolicies that restrict its egress (they select its pods by their
-    ``app`` label and list ``Egress`` among their policy types), oldest first."""
+    """Per service, the NetworkPolicies that restrict its egress (they select its pods by a
+    ``NAME_LABELS`` label and list ``Egress`` among their policy types), oldest first."""
     out: dict[str, list[str]] = {}
     try:
         policies = backend.k8s_get("networkpolicies", None)
     except (OperationError, NotImplementedError):
         return out
     for p in sorted(policies, key=lambda p: (p.get("created") or "", p["name"])):
-        svc = (p.get("pod_selector") or {}).get("app")
-        if svc in services and "Egress" in (p.get("policy_types") or ()):
+        if "Egress" not in (p.get("policy_types") or ()):
+            continue
+        selector = p.get("pod_selector") or {}
+        svc = next((selector[k] for k in NAME_LABELS if selector.get(k) in services), None)
+        if svc is not None:
             out.setdefault(svc, []).append(p["name"])
     return out
 

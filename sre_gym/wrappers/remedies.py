@@ -61,7 +61,7 @@ REMEDIES = (
     "delete_netpol",
     "flag_off",
 )
-# raise_cpu's bound: a pod's limit stays within one node of the apps' kind clusters (4 cores)
+# raise_cpu's bound, so that repeated raises stop: 4 cores, more than any pod of the catalogs asks for
 MAX_CPU_CORES = 4.0
 
 

@@ -59,3 +59,36 @@ def test_flags_changed_names_each_services_flags_off_their_default(make):
     other = next(v for v in owned.variants if v != owned.default)
     b.patch_config("flagd", f"flags.{owned.name}", other, b.now)
     assert flags_changed(b, app) == {"ad": {"adFailure": "off"}}
+
+
+class _Policies:
+    """A backend that only lists NetworkPolicies (as ``k8s_get`` shows them)."""
+
+    def __init__(self, policies):
+        self.policies = policies
+
+    def k8s_get(self, kind, name):
+        assert kind == "networkpolicies" and name is None
+        return self.policies
+
+
+def test_egress_policies_know_the_charts_name_labels():
+    def pol(name, selector, types=("Egress",), created="2026-01-01T00:00:00Z"):
+        return {
+            "name": name,
+            "pod_selector": selector,
+            "policy_types": list(types),
+            "created": created,
+        }
+
+    b = _Policies(
+        [
+            pol("otel", {"opentelemetry.io/name": "cart"}),
+            pol("k8s", {"app.kubernetes.io/name": "ad"}, created="2026-01-01T00:01:00Z"),
+            pol("late", {"app": "ad"}, created="2026-01-01T00:02:00Z"),
+            pol("ingress-only", {"app": "cart"}, types=("Ingress",)),
+            pol("not-a-service", {"app": "flagd"}),
+            pol("no-selector", {}),
+        ]
+    )
+    assert egress_policies(b, ("ad", "cart")) == {"cart": ["otel"], "ad": ["k8s", "late"]}

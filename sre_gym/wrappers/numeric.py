@@ -10,7 +10,10 @@ Layout (``feature_names()`` spells it out): for each serving service, in catalog
 replicas (/ 20), ``restarts`` in the last 5 min (/ 20), ``waiting`` containers (/ 10),
 ``revision_age`` (log1p s / 10), ``firing_alerts`` naming it (/ 10), ``cpu_throttle`` (the largest
 share of CFS periods throttled among its pods), ``egress_policies`` restricting it (/ 5) and
-``flags_changed`` (its feature flags off their default, / 5); then each node's readiness;
+``flags_changed`` (its feature flags off their default, / 5), ``open_incident`` (1 if an open
+incident names it a root cause) and ``since_action`` (invocations since the agent's last
+intervening call on it, / 10, 1 if none: the policy's memory of its own actions, from the calls
+this wrapper passed on); then each node's readiness;
 then the invocation's progress, all firing alerts (/ 100) and open incidents (/ 50). Values are
 clipped, NaN (no traffic) is 0, so every observation is inside the bounds.
 """
@@ -27,7 +30,7 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.sim.topology import compile_topology
-from sre_gym.wrappers.observed import egress_policies, flags_changed
+from sre_gym.wrappers.observed import call_workload, egress_policies, flags_changed, pod_owner
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 WINDOW = "2m"
@@ -44,6 +47,8 @@ SERVICE_FEATURES = (
     "cpu_throttle",
     "egress_policies",
     "flags_changed",
+    "open_incident",
+    "since_action",
 )
 GLOBAL_FEATURES = ("progress", "firing_total", "open_incidents")
 _SPAN = 'span_kind="SPAN_KIND_SERVER"'
@@ -80,11 +85,6 @@ def _num(v: Any) -> float:
     return x if math.isfinite(x) else 0.0
 
 
-def pod_owner(pod: str) -> str:
-    """The deployment of a pod named ``<deployment>-<replicaset hash>-<suffix>``."""
-    return pod.rsplit("-", 2)[0] if pod.count("-") >= 2 else pod
-
-
 class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Flat float32 ``Box`` of per-service golden signals, Kubernetes state and alert counts."""
 
@@ -98,6 +98,23 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         self.nodes: tuple[str, ...] = tuple(n.name for n in topo.app.nodes)
         n = len(self.services) * len(SERVICE_FEATURES) + len(self.nodes) + len(GLOBAL_FEATURES)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)
+        self._acted: dict[str, int] = {}  # service -> invocation of the last intervention on it
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
+        self._acted = {}
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        # noted before the calls run: a deleted NetworkPolicy's selector is read while it exists
+        calls = action.get("calls") if isinstance(action, dict) else action
+        if isinstance(calls, list) and self.base.backend is not None:
+            for c in calls:
+                w = call_workload(c, self.base.backend, self._app) if isinstance(c, dict) else None
+                if w in self.services:
+                    self._acted[w] = self.base.invocation
+        return super().step(action)
 
     def feature_names(self) -> list[str]:
         """Name of every component, in order (``service.feature``, ``node.ready``, globals)."""
@@ -136,6 +153,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             throttle[pod_owner(pod)] = max(throttle.get(pod_owner(pod), 0.0), v)
         fenced = egress_policies(b, self.services)
         flagged = flags_changed(b, self._app)
+        filed = {c for inc in base.toolbox.open_incidents() for c in inc["root_cause_services"]}
         for s, i in svc_i.items():
             r = rps.get(s, 0.0)
             f[i, col["rps"]] = math.log1p(max(r, 0.0)) / 10
@@ -148,6 +166,11 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             f[i, col["cpu_throttle"]] = throttle.get(s, 0.0)
             f[i, col["egress_policies"]] = len(fenced.get(s, ())) / 5
             f[i, col["flags_changed"]] = len(flagged.get(s, {})) / 5
+            f[i, col["open_incident"]] = 1.0 if s in filed else 0.0
+            last = self._acted.get(s)
+            f[i, col["since_action"]] = (
+                1.0 if last is None else min(base.invocation - last, 10) / 10
+            )
             try:
                 hist = b.k8s_describe("deployments", s)["revision_history"]
                 age = max(0.0, t - _ts(hist[-1]["created"])) if hist else 0.0

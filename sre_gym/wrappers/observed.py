@@ -13,6 +13,11 @@ from sre_gym.catalogs.schema import App
 from sre_gym.sim.flags import FLAG_FILE, variants_of
 
 
+def pod_owner(pod: str) -> str:
+    """The deployment of a pod named ``<deployment>-<replicaset hash>-<suffix>``."""
+    return pod.rsplit("-", 2)[0] if pod.count("-") >= 2 else pod
+
+
 def stranded_pods(backend: Backend) -> dict[str, list[tuple[str, str]]]:
     """Per deployment, (pod, node) of its pods on NotReady nodes that are not terminating."""
     out: dict[str, list[tuple[str, str]]] = {}
@@ -68,3 +73,41 @@ def flags_changed(backend: Backend, app: App) -> dict[str, dict[str, str]]:
         if not f.benchmark_owned and chosen.get(f.name, f.default) != f.default:
             out.setdefault(f.service, {})[f.name] = f.default
     return out
+
+
+def call_workload(call: dict, backend: Backend, app: App) -> str | None:
+    """The workload an intervening tool call acts on, as its caller knows it: the deployment or
+    service it names, the owner of a pod it deletes, the workload a NetworkPolicy it deletes
+    selects (read before the deletion), the service a feature flag it patches changes; None for
+    a call that does not intervene or names nothing readable."""
+    tool, args = call.get("tool"), call.get("args")
+    if not isinstance(args, dict) or not isinstance(tool, str):
+        return None
+    if tool == "patch_config" and args.get("deployment") == "flagd":
+        key = str(args.get("key", ""))
+        return next((f.service for f in app.flags if f"flags.{f.name}" == key), None)
+    if tool in ("rollback", "scale", "restart", "patch_config"):
+        return _text(args.get("deployment"))
+    if tool == "submit_patch":
+        return _text(args.get("service"))
+    if tool != "delete_resource":
+        return None
+    name = _text(args.get("name"))
+    if name is None:
+        return None
+    if args.get("kind") == "pods":
+        return pod_owner(name)
+    if args.get("kind") == "networkpolicies":
+        try:
+            policies = backend.k8s_get("networkpolicies", None)
+        except (OperationError, NotImplementedError):
+            return None
+        for p in policies:
+            if p.get("name") == name:
+                selector = p.get("pod_selector") or {}
+                return next((selector[k] for k in NAME_LABELS if k in selector), None)
+    return None
+
+
+def _text(v: object) -> str | None:
+    return v if isinstance(v, str) and v else None

@@ -7,7 +7,7 @@ import numpy as np
 
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers import NumericObservation
-from sre_gym.wrappers.numeric import GLOBAL_FEATURES, SERVICE_FEATURES, pod_owner
+from sre_gym.wrappers.numeric import GLOBAL_FEATURES, SERVICE_FEATURES
 
 
 def test_check_env_passes(make, strict_check):
@@ -85,12 +85,6 @@ def test_deterministic_per_seed(make):
         ob, *_ = b.step([])
 
 
-def test_pod_owner():
-    assert pod_owner("cartservice-84q54xrt9h-xxqg4") == "cartservice"
-    assert pod_owner("redis-cart-5b9f7c7d4d-abcde") == "redis-cart"
-    assert pod_owner("odd") == "odd"
-
-
 def test_features_for_cpu_egress_and_flag_trouble(make):
     """Each of the three remedies' own signals shows on the faulty service only."""
     cases = [
@@ -115,3 +109,29 @@ def test_features_for_cpu_egress_and_flag_trouble(make):
         others = [f[f"{s}.{feature}"] for s in env.services if s != svc]
         floor = 0.5 if feature == "cpu_throttle" else 0.2  # throttled periods; one policy or flag
         assert f[f"{svc}.{feature}"] >= floor and max(others) < floor, (fid, f[f"{svc}.{feature}"])
+
+
+def test_the_policy_sees_its_own_incidents_and_actions(make):
+    env = make(NumericObservation)
+    obs, _ = env.reset(seed=0)
+    names = env.feature_names()
+
+    def f(o, svc, feature):
+        return float(o[names.index(f"{svc}.{feature}")])
+
+    assert all(f(obs, s, "since_action") == 1.0 for s in env.services)
+    assert all(f(obs, s, "open_incident") == 0.0 for s in env.services)
+    report = {
+        "tool": "report_incident",
+        "args": {"alert_ids": [], "root_cause_services": ["adservice"]},
+    }
+    restart = {"tool": "restart", "args": {"deployment": "adservice", "incident_id": "INC-0001"}}
+    obs, *_ = env.step({"calls": [report, restart], "notes": "restarted ad"})
+    assert f(obs, "adservice", "open_incident") == 1.0
+    assert f(obs, "adservice", "since_action") == np.float32(0.1)
+    assert f(obs, "cartservice", "since_action") == 1.0  # untouched
+    for k in range(2, 13):
+        obs, *_ = env.step([])
+        assert f(obs, "adservice", "since_action") == np.float32(min(k, 10) / 10)
+    obs, _ = env.reset(seed=0)  # a new episode forgets the last one's actions
+    assert f(obs, "adservice", "since_action") == 1.0

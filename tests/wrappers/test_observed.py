@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from sre_gym.sim.netpol import egress_allowlist
 from sre_gym.sim.topology import compile_topology
-from sre_gym.wrappers.observed import egress_policies, flags_changed, stranded_pods
+from sre_gym.wrappers.observed import (
+    call_workload,
+    egress_policies,
+    flags_changed,
+    pod_owner,
+    stranded_pods,
+)
 
 
 def _backend(make, app="online-boutique", faults=(), until=0):
@@ -92,3 +98,35 @@ def test_egress_policies_know_the_charts_name_labels():
         ]
     )
     assert egress_policies(b, ("ad", "cart")) == {"cart": ["otel"], "ad": ["k8s", "late"]}
+
+
+def test_pod_owner():
+    assert pod_owner("cartservice-84q54xrt9h-xxqg4") == "cartservice"
+    assert pod_owner("redis-cart-5b9f7c7d4d-abcde") == "redis-cart"
+    assert pod_owner("odd") == "odd"
+
+
+def test_call_workload_names_what_each_intervention_acts_on(make):
+    ob = compile_topology("online-boutique").app
+    b = _backend(make)
+
+    def c(tool, **args):
+        return call_workload({"tool": tool, "args": args}, b, ob)
+
+    assert c("rollback", deployment="cartservice") == "cartservice"
+    assert c("patch_config", deployment="adservice", key="env.X", value="1") == "adservice"
+    assert c("submit_patch", service="frontend", revert="abc1234") == "frontend"
+    pod = next(p["name"] for p in b.k8s_get("pods", None) if p["deployment"] == "redis-cart")
+    assert c("delete_resource", kind="pods", name=pod) == "redis-cart"
+    policy = next(p for p in b.k8s_get("networkpolicies", None))
+    assert (
+        c("delete_resource", kind="networkpolicies", name=policy["name"])
+        == (policy["pod_selector"]["app"])
+    )
+    assert c("delete_resource", kind="networkpolicies", name="no-such-policy") is None
+    assert c("k8s_get", kind="pods") is None  # reads act on nothing
+    assert call_workload({"tool": "restart", "args": "garbage"}, b, ob) is None
+    # a flag patch acts on the service that reads the flag, not on flagd
+    shop = compile_topology("astronomy-shop").app
+    flag = {"tool": "patch_config", "args": {"deployment": "flagd", "key": "flags.adFailure"}}
+    assert call_workload(flag, b, shop) == "ad"

@@ -9,7 +9,7 @@ Layout (``feature_names()`` spells it out): for each serving service, in catalog
 ``rps`` (log1p requests/s / 10), ``error_ratio``, ``p95`` (log1p ms / 12), ``ready`` and ``desired``
 replicas (/ 20), ``restarts`` in the last 5 min (/ 20), ``waiting`` containers (/ 10),
 ``revision_age`` (log1p s / 10), ``firing_alerts`` naming it (/ 10), ``cpu_throttle`` (the largest
-share of CFS periods throttled among its pods), ``egress_policies`` restricting it (/ 5) and
+share of CFS periods throttled among its pods), ``egress_policies`` restricting it (/ 5),
 ``flags_changed`` (its feature flags off their default, / 5), ``open_incident`` (1 if an open
 incident names it a root cause) and ``since_action`` (invocations since the agent's last
 intervening call on it, / 10, 1 if none: the policy's memory of its own actions, from the calls
@@ -86,7 +86,8 @@ def _num(v: Any) -> float:
 
 
 class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
-    """Flat float32 ``Box`` of per-service golden signals, Kubernetes state and alert counts."""
+    """Flat float32 ``Box`` of per-service golden signals, Kubernetes state, alert counts and the
+    agent's own incidents and recent interventions."""
 
     def __init__(self, env: gym.Env) -> None:
         gym.utils.RecordConstructorArgs.__init__(self)

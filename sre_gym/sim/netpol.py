@@ -75,21 +75,56 @@ def blocked(app: App, names: tuple[str, ...], policies: list[NetworkPolicy]) -> 
         return out
     labels = [labels_of(s) for s in names]
     ports = [int(app.service(s).port or 0) for s in names]
-    egress = [
-        [p for p in policies if "Egress" in p.policy_types and p.selects(la)] for la in labels
-    ]
-    ingress = [
-        [p for p in policies if "Ingress" in p.policy_types and p.selects(lb)] for lb in labels
-    ]
-    for a in range(n):
-        eg = egress[a]
-        for b in range(n):
-            if eg and not any(r.admits(labels[b], ports[b]) for p in eg for r in p.egress):
-                out[a, b] = True
-                continue
-            ig = ingress[b]
-            if ig and not any(r.admits(labels[a], ports[b]) for p in ig for r in p.ingress):
-                out[a, b] = True
+    index = {s: i for i, s in enumerate(names)}
+    sel_memo: dict[Labels, np.ndarray] = {}
+
+    def selected(sel: Labels) -> np.ndarray:
+        """Which services' pods ``sel`` matches; the usual ``app=<service>`` selector at once (a
+        service's pods carry ``labels_of(service)``)."""
+        m = sel_memo.get(sel)
+        if m is None:
+            if len(sel) == 1 and sel[0][0] == "app":
+                m = np.zeros(n, dtype=bool)
+                if sel[0][1] in index:
+                    m[index[sel[0][1]]] = True
+            else:
+                m = np.array([_matches(sel, la) for la in labels], dtype=bool)
+            sel_memo[sel] = m
+        return m
+
+    def peers_of(r: Rule) -> np.ndarray:
+        """Which services' pods the rule's peers match (ports aside)."""
+        if r.peers is None and not r.namespaces:
+            return np.ones(n, dtype=bool)
+        m = np.zeros(n, dtype=bool)
+        for sel in r.peers or ():
+            m |= selected(sel)
+        return m
+
+    def port_ok(r: Rule) -> np.ndarray:
+        """Per callee, whether the rule admits its port."""
+        if r.ports is None:
+            return np.ones(n, dtype=bool)
+        return np.isin(ports, [p for p, _ in r.ports])
+
+    # a pod isolated for egress (ingress) sends (accepts) only what the union of the rules of the
+    # policies selecting it admits: one mask per policy rather than one check per pair
+    eg_admit = np.zeros((n, n), dtype=bool)  # [caller, callee]
+    ig_admit = np.zeros((n, n), dtype=bool)
+    eg_iso = np.zeros(n, dtype=bool)
+    ig_iso = np.zeros(n, dtype=bool)
+    for p in policies:
+        who = selected(p.pod_selector)
+        if "Egress" in p.policy_types:
+            eg_iso |= who
+            for r in p.egress:
+                eg_admit[who] |= peers_of(r) & port_ok(r)
+        if "Ingress" in p.policy_types:
+            ig_iso |= who
+            for r in p.ingress:
+                ig_admit[:, who & port_ok(r)] |= peers_of(r)[:, None]
+    out |= eg_iso[:, None] & ~eg_admit
+    out |= ig_iso[None, :] & ~ig_admit
     return out
 
 

@@ -55,3 +55,52 @@ def test_an_egress_allowlist_drops_only_what_it_leaves_out():
     callees = {e.callee for e in app.edges if e.caller == "checkoutservice"}
     assert ("checkoutservice", "paymentservice") in out
     assert not out & {("checkoutservice", c) for c in callees - {"paymentservice"}}
+
+
+def _pairwise(app, names, policies):
+    """The spec read literally, one (caller, callee) pair at a time: the reference for ``blocked``."""
+    labels = [{"app": s} for s in names]
+    ports = [int(app.service(s).port or 0) for s in names]
+    out = set()
+    for a in range(len(names)):
+        for b in range(len(names)):
+            eg = [p for p in policies if "Egress" in p.policy_types and p.selects(labels[a])]
+            ig = [p for p in policies if "Ingress" in p.policy_types and p.selects(labels[b])]
+            if eg and not any(r.admits(labels[b], ports[b]) for p in eg for r in p.egress):
+                out.add((names[a], names[b]))
+            elif ig and not any(r.admits(labels[a], ports[b]) for p in ig for r in p.ingress):
+                out.add((names[a], names[b]))
+    return out
+
+
+def test_blocked_agrees_with_the_spec_pair_by_pair_on_random_policy_sets():
+    import random
+
+    app = load_app(OB)
+    names = compile_topology(OB).names
+    ports = sorted({int(app.service(s).port or 0) for s in names})
+    rng = random.Random(7)
+
+    def rule():
+        peers = rng.choice(
+            [None, (), tuple((("app", rng.choice(names)),) for _ in range(rng.randint(1, 3)))]
+        )
+        nss = rng.choice([(), ((("kubernetes.io/metadata.name", "kube-system"),),)])
+        prt = rng.choice([None, tuple((rng.choice(ports), "TCP") for _ in range(2))])
+        return Rule(peers, nss, prt)
+
+    for _ in range(40):
+        policies = []
+        for k in range(rng.randint(1, 5)):
+            types = rng.choice([("Ingress",), ("Egress",), ("Ingress", "Egress")])
+            sel = rng.choice([(), (("app", rng.choice(names)),)])
+            policies.append(
+                NetworkPolicy(
+                    f"p{k}",
+                    sel,
+                    types,
+                    tuple(rule() for _ in range(rng.randint(0, 2))) if "Ingress" in types else (),
+                    tuple(rule() for _ in range(rng.randint(0, 2))) if "Egress" in types else (),
+                )
+            )
+        assert _edges(app, names, blocked(app, names, policies)) == _pairwise(app, names, policies)

@@ -8,10 +8,9 @@ workload's rollout and restart state. 1 is healthy, 0 failing. ``SimProbes`` imp
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,14 +58,22 @@ class SimProbes:
         topo = cl.topo
         t = cl.time_of_tick(tick)
 
-        # computed at most once per tick, and only when a live fault's probe reads them
-        @functools.cache
-        def status() -> dict[str, np.ndarray]:
-            return cl.deployment_status()
+        # computed at most once per tick, and only when a live fault's probe reads them (a dict
+        # rather than functools.cache: building a cache wrapper costs more than most ticks' reads)
+        memo: dict[str, Any] = {}
 
-        @functools.cache
+        def status() -> dict[str, np.ndarray]:
+            if "status" not in memo:
+                memo["status"] = cl.deployment_status()
+            return memo["status"]
+
         def workload_states() -> tuple[np.ndarray, np.ndarray]:
             """(quiet, rollout_ok) per deployment; only rollout and restart probes need them."""
+            if "workloads" not in memo:
+                memo["workloads"] = _workload_states()
+            return memo["workloads"]
+
+        def _workload_states() -> tuple[np.ndarray, np.ndarray]:
             st = status()
             # a workload scaled to zero is not healthy, however quiet it is
             serving = st["spec_replicas"] > 0

@@ -18,9 +18,26 @@ from sre_gym.sim.topology import Topology
 FLAG_FILE = "demo.flagd.json"
 
 
+# (id(app), chosen variants) -> (app, text): the file is rewritten at every flag change and, with
+# ``indent``, json encodes in pure Python; the app is kept to check that the id still names it
+_FILES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[App, str]] = {}
+_FILES_SIZE = 1024
+
+
 def flag_file(app: App, chosen: dict[str, str] | None = None) -> str:
     """The flagd config file with every flag at its default (or at ``chosen`` variants)."""
-    chosen = chosen or {}
+    key = (id(app), tuple(sorted((chosen or {}).items())))
+    hit = _FILES.get(key)
+    if hit is not None and hit[0] is app:
+        return hit[1]
+    if len(_FILES) >= _FILES_SIZE:
+        _FILES.clear()
+    text = _render(app, chosen or {})
+    _FILES[key] = (app, text)
+    return text
+
+
+def _render(app: App, chosen: dict[str, str]) -> str:
     flags = {}
     for f in app.flags:
         flags[f.name] = {

@@ -66,9 +66,9 @@ def _pairwise(app, names, policies):
         for b in range(len(names)):
             eg = [p for p in policies if "Egress" in p.policy_types and p.selects(labels[a])]
             ig = [p for p in policies if "Ingress" in p.policy_types and p.selects(labels[b])]
-            if eg and not any(r.admits(labels[b], ports[b]) for p in eg for r in p.egress):
-                out.add((names[a], names[b]))
-            elif ig and not any(r.admits(labels[a], ports[b]) for p in ig for r in p.ingress):
+            sent = not eg or any(r.admits(labels[b], ports[b]) for p in eg for r in p.egress)
+            taken = not ig or any(r.admits(labels[a], ports[b]) for p in ig for r in p.ingress)
+            if not (sent and taken):
                 out.add((names[a], names[b]))
     return out
 

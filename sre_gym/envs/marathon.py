@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import OrderedDict
 from typing import Any
 
 import gymnasium as gym
@@ -18,6 +17,7 @@ from sre_gym.clock import EPISODE_S, EPOCH, INVOCATION_S
 from sre_gym.envs.actions import parse_action
 from sre_gym.envs.live import live_backend, live_config
 from sre_gym.envs.live import noaction_entry as live_noaction
+from sre_gym.envs.noaction import noaction_entry
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
@@ -44,34 +44,6 @@ EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
 HIDDEN_INFO = ("seed", "score", "scorecard", "bundle")
-# bounded: a training process visits many seeds, and each entry is a few kilobytes
-NOACTION_CACHE_SIZE = 512
-_NOACTION_CACHE: OrderedDict[tuple[str, str, int, str, str], np.ndarray] = OrderedDict()
-
-
-def noaction_entry(
-    release: str,
-    app: str,
-    seed: int,
-    sched: Schedule | None = None,
-    noise: NoiseProfile | None = None,
-) -> np.ndarray:
-    """Entry-point traffic of the same run (same schedule and noise) with nobody acting (cached per
-    process; past ``NOACTION_CACHE_SIZE`` runs the least recently used goes)."""
-    sched = sched if sched is not None else schedule(app, seed, release)
-    noise = noise_profile_from(noise)
-    key = (release, app, int(seed), sched.to_json(), noise.model_dump_json())
-    arr = _NOACTION_CACHE.get(key)
-    if arr is not None:
-        _NOACTION_CACHE.move_to_end(key)
-    else:
-        b = SimBackend(app, seed, release=release, sched=sched, noise=noise)
-        b.cluster.entry_only = True  # no telemetry: nothing in a no-action world reads it
-        b.advance_to(b.episode_end)
-        arr = _NOACTION_CACHE[key] = b.cluster.rec_entry.copy()
-        while len(_NOACTION_CACHE) > NOACTION_CACHE_SIZE:
-            _NOACTION_CACHE.popitem(last=False)
-    return arr
 
 
 def agent_info(info: dict[str, Any]) -> dict[str, Any]:

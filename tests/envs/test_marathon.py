@@ -336,38 +336,6 @@ def test_hand_placed_faults_must_fit_the_profile_length():
     assert env.backend.schedule.duration_s == 1200
 
 
-def test_no_action_counterfactual_is_the_same_schedule():
-    from sre_gym.catalogs import RELEASE, load_catalog
-    from sre_gym.envs.marathon import noaction_entry
-
-    fault = load_catalog("online-boutique").faults[0].id
-    env = SREMarathonEnv()
-    env.reset(seed=0, options={"faults": [fault]})
-    while env.invocation < env.n_invocations:
-        env.step([])
-    own = env.evidence.arrays["entry"]
-    custom = noaction_entry(RELEASE, "online-boutique", 0, env.backend.schedule)
-    assert np.array_equal(custom, own)
-    assert not np.array_equal(noaction_entry(RELEASE, "online-boutique", 0), own)
-
-
-def test_the_no_action_cache_is_bounded_and_keeps_the_recently_used(monkeypatch):
-    from sre_gym.catalogs import RELEASE
-    from sre_gym.envs import marathon as M
-    from sre_gym.orchestrator.schedule import schedule as sched_of
-
-    monkeypatch.setattr(M, "NOACTION_CACHE_SIZE", 2)
-    monkeypatch.setattr(M, "_NOACTION_CACHE", M.OrderedDict())
-    app = "online-boutique"
-    runs = {s: sched_of(app, s, RELEASE, "single") for s in (0, 1, 2)}
-    first = M.noaction_entry(RELEASE, app, 0, runs[0])
-    M.noaction_entry(RELEASE, app, 1, runs[1])
-    assert M.noaction_entry(RELEASE, app, 0, runs[0]) is first  # a hit, now the newest
-    M.noaction_entry(RELEASE, app, 2, runs[2])
-    assert len(M._NOACTION_CACHE) == 2
-    assert [k[2] for k in M._NOACTION_CACHE] == [0, 2]  # seed 1 was the least recently used
-
-
 def test_alert_text_is_the_json_of_the_alert_view_across_resets():
     from sre_gym.envs.marathon import ALERTS_CHARS, _dump
 

@@ -116,8 +116,8 @@ def _load(path: Path) -> np.ndarray | None:
 
 def _store(path: Path, arr: np.ndarray) -> None:
     """Write ``arr`` to ``path`` atomically (concurrent workers may write the same run), then
-    keep the directory under ``NOACTION_DISK_MAX`` files. A directory that cannot be written is
-    warned about once per call and otherwise ignored: the run itself is not lost."""
+    keep the directory under ``NOACTION_DISK_MAX`` files. A directory that cannot be written gives
+    a warning and nothing else: the caller still has the run."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npy")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from sre_gym.backends.base import (
@@ -95,10 +96,16 @@ class SimBackend(
             list(rule_pack()), self.engine, eval_interval_s=EVAL_INTERVAL_S
         )
         self._alerts: dict[str, dict[str, Any]] = {}
-        self._views: dict[tuple[str, float | None], dict[str, Any]] = {}
         self._alert_order: list[str] = []
-        self._resolutions = 0  # alerts resolved so far: with the count fired, what alerts() reads
-        self._alerts_memo: tuple[tuple[float, int, int], list[dict[str, Any]]] | None = None
+        # alerts() is read for later and later times, several times a step, and the history grows to
+        # thousands of alerts: the list as of the last time read is kept and brought forward with
+        # the alerts fired and resolved since. Alerts fire, and resolve, in evaluation order.
+        self._listing: list[dict[str, Any]] = []
+        self._listing_t = -math.inf
+        self._listed = 0  # the listing holds this prefix of _alert_order
+        self._pos: dict[str, int] = {}  # alert id -> its place in the listing
+        self._resolved: list[tuple[float, str]] = []  # (resolved_at, id), in evaluation order
+        self._applied = 0  # the listing shows this prefix of _resolved
         self._pending: list[dict[str, Any]] = []
         self._records_seen = 0
 
@@ -148,31 +155,39 @@ class SimBackend(
                 )
             elif tr["to"] == "resolved" and aid in self._alerts:
                 self._alerts[aid]["resolved_at"] = float(tr["t"])
-                self._resolutions += 1
+                self._resolved.append((float(tr["t"]), aid))
                 self._pending.append({"type": "alert_resolved", "t": float(tr["t"]), "id": aid})
 
     # ------------------------------------------------------------------ reads
     def alerts(self, t: float) -> list[dict[str, Any]]:
         """Every alert that started firing at or before t, with its state as of t."""
         self._evaluate(t)
-        # the list changes only when an alert fires or resolves (the wrappers and the observation
-        # read it several times an invocation)
-        memo_key = (t, len(self._alert_order), self._resolutions)
-        if self._alerts_memo is None or self._alerts_memo[0] != memo_key:
-            out = []
-            views = self._views
-            for aid in self._alert_order:
-                a = self._alerts[aid]
-                if a["fired_at"] <= t:
-                    # a view changes only when the alert resolves: build each once per state
-                    r = a["resolved_at"]
-                    key = (aid, r if r is not None and r <= t else None)
-                    v = views.get(key)
-                    if v is None:
-                        v = views[key] = alert_view(aid, a, a["fired_at"], t)
-                    out.append(v)
-            self._alerts_memo = (memo_key, out)
-        return [dict(v) for v in self._alerts_memo[1]]
+        return [dict(v) for v in self._listing_at(t)]
+
+    def _listing_at(self, t: float) -> list[dict[str, Any]]:
+        """The alert views as of ``t`` (shared: callers copy them)."""
+        alerts, order = self._alerts, self._alert_order
+        if t < self._listing_t:  # an earlier time than the last read: built afresh
+            return [
+                alert_view(aid, a, a["fired_at"], t)
+                for aid in order
+                if (a := alerts[aid])["fired_at"] <= t
+            ]
+        listing = self._listing
+        while self._listed < len(order) and alerts[order[self._listed]]["fired_at"] <= t:
+            aid = order[self._listed]
+            self._pos[aid] = len(listing)
+            listing.append(alert_view(aid, alerts[aid], alerts[aid]["fired_at"], t))
+            self._listed += 1
+        done = self._resolved
+        while self._applied < len(done) and done[self._applied][0] <= t:
+            aid = done[self._applied][1]
+            i = self._pos.get(aid)
+            if i is not None:  # (not listed yet: it is listed resolved when it is)
+                listing[i] = alert_view(aid, alerts[aid], alerts[aid]["fired_at"], t)
+            self._applied += 1
+        self._listing_t = t
+        return listing
 
     def alert_entities(self, alert_id: str) -> list[str]:
         a = self._alerts.get(alert_id)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sre_gym.agents.oracle import OracleAgent, call
-from sre_gym.backends.base import OperationError
+from sre_gym.backends.base import OperationError, alert_view
 from sre_gym.backends.sim import SimBackend
 from sre_gym.envs.marathon import INVOCATION_S, SREMarathonEnv
 from sre_gym.scoring.scorer import score
@@ -131,18 +131,29 @@ def test_close_lets_go_of_the_telemetry():
     assert b.cluster.tsdb.families == {} and all(f.data.size == 0 for f in fams)
 
 
-def test_the_alert_list_follows_fires_and_resolutions_and_hands_out_copies():
-    b = SimBackend("online-boutique", 0)
+def _alerts_by_definition(b: SimBackend, t: float) -> list[dict]:
+    """Every alert fired at or before ``t``, in firing order, with its state as of ``t``."""
+    return [
+        alert_view(aid, b._alerts[aid], b._alerts[aid]["fired_at"], t)
+        for aid in b._alert_order
+        if b._alerts[aid]["fired_at"] <= t
+    ]
+
+
+@pytest.mark.parametrize("app", ["online-boutique", "train-ticket"])
+def test_the_alert_list_follows_fires_and_resolutions_and_hands_out_copies(app):
+    b = SimBackend(app, 0)
     times, states = [], set()
     for k in range(1, 31):
         t = b.episode_start + 120.0 * k
         b.alerts(t)  # read ahead of the world: what fires or resolves until t is not known yet
         b.advance_to(t)
         times.append(t)
-        for s in (t, times[len(times) // 2], t):  # an earlier time again after later evaluations
+        # the list kept from read to read, an earlier time after later evaluations, and a time
+        # between evaluations
+        for s in (t, times[len(times) // 2], t - 7.5, t):
             got = b.alerts(s)
-            b._alerts_memo = None  # what the list is when built afresh
-            assert got == b.alerts(s)
+            assert got == _alerts_by_definition(b, s)
             states.update(a["state"] for a in got)
     assert states == {"firing", "resolved"}
     got = b.alerts(times[-1])

@@ -333,6 +333,8 @@ class SREMarathonEnv(gym.Env):
         self.invocation = 0
         self.notes = ""
         self._alert_json: dict[tuple[str, str], str] = {}  # alert ids restart every episode
+        self._alert_shown: dict[tuple[str, str], dict[str, Any]] = {}
+        self._alerts_memo: tuple[Any, float, list[dict[str, Any]]] | None = None
         self.last_results: list[dict] = []
         self.score_now = 0.0
         self.scorecard: dict | None = None
@@ -516,17 +518,35 @@ class SREMarathonEnv(gym.Env):
             key = (a["id"], a["state"])
             s = cache.get(key)
             if s is None:
-                s = cache[key] = _dump({k: a[k] for k in _ALERT_KEYS}, ALERTS_CHARS)
+                s = cache[key] = _dump(a, ALERTS_CHARS)
             parts.append(s)
         return _truncate("[" + ",".join(parts) + "]", ALERTS_CHARS)
 
     def alerts_view(self) -> list[dict[str, Any]]:
         """The alert history as the observation shows it (as of the current invocation's start)."""
-        return [{k: a[k] for k in _ALERT_KEYS} for a in self._alerts_now()]
+        return [dict(a) for a in self._alerts_now()]
 
     def _alerts_now(self) -> list[dict[str, Any]]:
+        """``alerts_view()`` without the copies (read-only). Built once per invocation: the
+        wrappers read it several times a step, and once the world has run to the invocation's start
+        the history as of then no longer changes. An alert's entry depends only on its id and
+        state, so each entry is built once per state."""
         b = self.backend
-        return b.alerts(b.episode_start + INVOCATION_S * self.invocation)
+        t = b.episode_start + INVOCATION_S * self.invocation
+        memo = self._alerts_memo
+        if memo is not None and memo[0] is b and memo[1] == t:
+            return memo[2]
+        shown = self._alert_shown
+        out = []
+        for a in b.alerts(t):
+            key = (a["id"], a["state"])
+            v = shown.get(key)
+            if v is None:
+                v = shown[key] = {k: a[k] for k in _ALERT_KEYS}
+            out.append(v)
+        if b.now >= t:  # (a live world's clock may not have reached it yet)
+            self._alerts_memo = (b, t, out)
+        return out
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.backend is None:

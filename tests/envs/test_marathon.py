@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sre_gym  # noqa: F401
-from sre_gym.envs.marathon import N_INVOCATIONS, SREMarathonEnv
+from sre_gym.envs.marathon import INVOCATION_S, N_INVOCATIONS, SREMarathonEnv
 from sre_gym.scoring import score_bundle
 
 IDS = [s.id for s in gym.registry.values() if str(s.entry_point).startswith("sre_gym")]
@@ -347,6 +347,26 @@ def test_alert_text_is_the_json_of_the_alert_view_across_resets():
             if k % 9 == 0 or k == N_INVOCATIONS - 1:
                 assert obs["alerts"] == _dump(env.alerts_view(), ALERTS_CHARS)
         assert json.loads(obs["alerts"])
+
+
+def test_the_alert_view_is_the_backends_list_as_of_the_invocation_and_hands_out_copies():
+    from sre_gym.envs.marathon import _ALERT_KEYS
+
+    env = SREMarathonEnv()
+    for seed in (0, 5):  # a new episode, a new backend: nothing read before may carry over
+        env.reset(seed=seed)
+        for _ in range(20):
+            b = env.backend
+            t = b.episode_start + INVOCATION_S * env.invocation
+            want = [{k: a[k] for k in _ALERT_KEYS} for a in b.alerts(t)]
+            view = env.alerts_view()
+            assert view == want
+            if view:
+                view[0]["state"] = "tampered"  # the caller's copy, not the env's
+                view.pop()
+                assert env.alerts_view() == want
+            env.step([])
+        assert {a["state"] for a in env.alerts_view()} == {"firing", "resolved"}
 
 
 # ------------------------------------------------------------------ evaluation mode

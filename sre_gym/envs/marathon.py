@@ -522,9 +522,11 @@ class SREMarathonEnv(gym.Env):
             parts.append(s)
         return _truncate("[" + ",".join(parts) + "]", ALERTS_CHARS)
 
-    def alerts_view(self) -> list[dict[str, Any]]:
-        """The alert history as the observation shows it (as of the current invocation's start)."""
-        return [dict(a) for a in self._alerts_now()]
+    def alerts_view(self, copy: bool = True) -> list[dict[str, Any]]:
+        """The alert history as the observation shows it (as of the current invocation's start).
+        ``copy=False`` hands out the env's own list, to read and not to change: the numeric
+        wrappers read it several times a step, and Train Ticket's history reaches 3,000 alerts."""
+        return [dict(a) for a in self._alerts_now()] if copy else self._alerts_now()
 
     def _alerts_now(self) -> list[dict[str, Any]]:
         """``alerts_view()`` without the copies (read-only). Built once per invocation: the

@@ -178,7 +178,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             except (OperationError, KeyError, ValueError):
                 age = 0.0
             f[i, col["revision_age"]] = math.log1p(age) / 10
-        alerts = base.alerts_view()
+        alerts = base.alerts_view(copy=False)
         firing = [a for a in alerts if a["state"] == "firing"]
         for a in firing:
             for e in alert_entities(a["labels"]):

@@ -134,7 +134,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         remedy, svc = REMEDIES[r], self.services[s]
         b = self.base.backend
         dep = b.k8s_get("deployments", svc)
-        alerts = self.base.alerts_view()  # read once: the suspect and the incident both use it
+        alerts = self.base.alerts_view(
+            copy=False
+        )  # read once: the suspect and the incident both use it
         if remedy == "rollback":
             act, artifact = self._undo(svc, dep, alerts)
         elif remedy == "restart":
@@ -185,7 +187,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         list as read this step, when the caller has them."""
         starts = [
             parse_time(a["starts_at"])
-            for a in (self.base.alerts_view() if alerts is None else alerts)
+            for a in (self.base.alerts_view(copy=False) if alerts is None else alerts)
             if a["state"] == "firing" and svc in alert_entities(a["labels"])
         ]
         first = min((x for x in starts if x is not None), default=None)
@@ -241,7 +243,8 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         incident, that incident and the calls that open or extend it (``offset``: incidents the
         step's remedy opens first)."""
         out: dict[str, tuple[str, list[dict]]] = {}
-        alerts = self.base.alerts_view()  # read once: nothing runs between these decisions
+        # read once: nothing runs between these decisions
+        alerts = self.base.alerts_view(copy=False)
         firing = {e for a in alerts if a["state"] == "firing" for e in alert_entities(a["labels"])}
         try:
             changes = self.base.backend.changes()
@@ -274,7 +277,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         incidents = base.toolbox.incidents
         firing = [
             a["id"]
-            for a in (base.alerts_view() if alerts is None else alerts)
+            for a in (base.alerts_view(copy=False) if alerts is None else alerts)
             if a["state"] == "firing" and svc in alert_entities(a["labels"])
         ]
         iid = self._incident_of.get(svc)

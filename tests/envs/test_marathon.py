@@ -361,6 +361,8 @@ def test_the_alert_view_is_the_backends_list_as_of_the_invocation_and_hands_out_
             want = [{k: a[k] for k in _ALERT_KEYS} for a in b.alerts(t)]
             view = env.alerts_view()
             assert view == want
+            shared = env.alerts_view(copy=False)  # the env's own list, for readers in a hurry
+            assert shared == want and shared is env.alerts_view(copy=False)
             if view:
                 view[0]["state"] = "tampered"  # the caller's copy, not the env's
                 view.pop()

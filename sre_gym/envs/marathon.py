@@ -576,6 +576,7 @@ class SREMarathonEnv(gym.Env):
         if self.backend is not None:
             self.backend.close()
         self.backend = None
+        self._alerts_memo = None  # (it holds the backend: let the episode go)
 
     # ------------------------------------------------------------------ helpers
     def _drain(self) -> None:

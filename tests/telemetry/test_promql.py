@@ -1072,6 +1072,56 @@ def test_range_functions_shared_across_queries_change_no_result(queries, times):
     assert repr(together) == repr(alone), queries
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query=instant_exprs(), times=_TIMES)
+def test_subexpressions_shared_across_queries_change_no_result(query, times):
+    # inside shared_spans, a call, aggregation or binary operation that several queries contain is
+    # evaluated once per times: queries built around one subexpression give what each gives alone
+    times = sorted(times)
+    queries = [
+        query,
+        f"({query}) > 1",
+        f"({query}) > bool 1",
+        f"-({query})",
+        f"sum(({query}))",
+        f"({query}) or temp",
+        f"({query})",
+    ]
+
+    def run(eng: Engine, q: str):
+        try:
+            return _exact(eng.eval(q, times))
+        except PromQLError as e:
+            return ("error", str(e))
+
+    alone = [run(Engine(build()), q) for q in queries]
+    eng = Engine(build())
+    with eng.shared_spans():
+        together = [run(eng, q) for q in queries]
+    assert repr(together) == repr(alone), queries
+
+
+def test_shared_subexpressions_are_keyed_by_their_whole_structure():
+    # the parser's PromQL text writes a subquery with the default step as a range (x[5m:] as
+    # x[5m]): sharing goes by the debug form, which keeps the two apart
+    a, b = "sum_over_time(temp[5m:])", "sum_over_time(temp[5m])"
+    times = [600.0]
+    alone = [_exact(Engine(build()).eval(q, times)) for q in (a, b)]
+    assert alone[0] != alone[1]
+    eng = Engine(build())
+    with eng.shared_spans():
+        together = [_exact(eng.eval(q, times)) for q in (a, b)]
+    assert together == alone
+    # and equal subexpressions are computed once: the second query adds only its comparison
+    eng = Engine(build())
+    with eng.shared_spans():
+        eng.eval("sum by (job) (rate(req_total[1m])) > 1", times)
+        before = len(eng.shared_results)
+        eng.eval("sum by (job) (rate(req_total[1m])) > 2", times)
+        assert len(eng.shared_results) == before + 1
+    assert eng.shared_results is None  # nothing is kept past the block
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=instant_exprs(), times=_TIMES)
 def test_skipping_series_without_samples_changes_no_result(query, times):

@@ -15,6 +15,7 @@ import numpy as np
 import promql_parser as pp
 
 from .grouping import Grouping, LabelCache
+from .nodes import shared
 from .rangefuncs import quantile_sorted
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, Vec
 
@@ -63,6 +64,7 @@ class AggState:
 
 
 class AggNode:
+    sub_key: str | None = None  # see nodes.shared
     kind = "vector"
 
     def __init__(self, agg: pp.AggregateExpr, eng: Engine) -> None:
@@ -100,6 +102,7 @@ class AggNode:
             st = self._cache.put(AggState(g, tuple(g.keys)), labels)
         return st
 
+    @shared
     def eval(self, eng: Engine, ctx: Ctx) -> Vec:
         pv = self.param.eval(eng, ctx) if self.param is not None else None
         v: Vec = self.expr.eval(eng, ctx)

@@ -15,6 +15,7 @@ import promql_parser as pp
 
 from .gomath import go_pow
 from .grouping import Dedup, Grouping, LabelCache, dropped
+from .nodes import shared
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, Scal, Vec
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ class MatchPlan:
 
 
 class BinNode:
+    sub_key: str | None = None  # see nodes.shared
+
     def __init__(self, be: pp.BinaryExpr, eng: Engine) -> None:
         self.op = str(be.op)
         if self.op not in _ARITH | _CMP | _SET:
@@ -170,6 +173,7 @@ class BinNode:
         return tuple(sorted(d.items()))
 
     # -- evaluation ------------------------------------------------------------------------------
+    @shared
     def eval(self, eng: Engine, ctx: Ctx):
         a = self.lhs.eval(eng, ctx)
         b = self.rhs.eval(eng, ctx)

@@ -132,6 +132,8 @@ class Engine:
         self.max_plans = 4096  # LRU bound: agents may send many distinct ad-hoc queries
         self._spans: dict[tuple, tuple] | None = None  # see shared_spans
         self._alive: dict[tuple, tuple] | None = None  # see alive
+        # subexpression results by (debug form, times) within shared_spans (see ``nodes.shared``)
+        self.shared_results: dict[tuple[str, bytes], object] | None = None
         # one series tracker per (name, matchers) across plans: rules sharing a selector scan once
         self._trackers: dict[tuple, SeriesTracker] = {}
         # one label dict per label set across results, so that consumers caching on a dict's
@@ -144,6 +146,7 @@ class Engine:
         state["_plans"] = OrderedDict()
         state["_spans"] = None
         state["_alive"] = None
+        state["shared_results"] = None
         state["_trackers"] = {}
         return state
 
@@ -217,12 +220,18 @@ class Engine:
                 return NumberNode(-inner.val)
             return UnaryNode(inner)
         if isinstance(e, pp.Call):
-            return functions.CallNode(e, self)
-        if isinstance(e, pp.AggregateExpr):
-            return aggregations.AggNode(e, self)
-        if isinstance(e, pp.BinaryExpr):
-            return binops.BinNode(e, self)
-        raise PromQLError(f"unsupported expression type {type(e).__name__}")
+            node = functions.CallNode(e, self)
+        elif isinstance(e, pp.AggregateExpr):
+            node = aggregations.AggNode(e, self)
+        elif isinstance(e, pp.BinaryExpr):
+            node = binops.BinNode(e, self)
+        else:
+            raise PromQLError(f"unsupported expression type {type(e).__name__}")
+        # the parser's debug form spells out every field (unlike its PromQL text, which writes
+        # ``x[5m:]`` as ``x[5m]``): equal forms are the same computation
+        if getattr(node, "op", None) not in ("topk", "bottomk"):  # these keep their last ranks
+            node.sub_key = repr(e)
+        return node
 
     # -- evaluation -----------------------------------------------------------------------------
     def _eval_node(self, node: Node, ctx: Ctx):
@@ -232,18 +241,25 @@ class Engine:
     def shared_spans(self) -> Iterator[None]:
         """Within the block, a range function without arguments (``rate``, ``increase``, ...) over a
         plain selector is computed once per metric, range and evaluation times, for every live
-        series of the metric, and each call takes its own series' rows of that. A round of alerting
-        rules reads a few counters through many different matchers. Results are the same (the
-        functions work row by row); the TSDB must not change inside the block."""
+        series of the metric, and each call takes its own series' rows of that; and a function
+        call, aggregation or binary operation that several queries contain is evaluated once per
+        evaluation times (its result is shared, read-only). A round of alerting rules reads a few
+        counters through many different matchers, and tiers of one alert differ only in their
+        threshold. Results are the same (the functions work row by row, and a subexpression's
+        value depends only on its text, the times and the TSDB); the TSDB must not change inside
+        the block."""
         outer = self._spans
         self._spans = {} if outer is None else outer
         alive = self._alive
         self._alive = {} if alive is None else alive
+        subs = self.shared_results
+        self.shared_results = {} if subs is None else subs
         try:
             yield
         finally:
             self._spans = outer
             self._alive = alive
+            self.shared_results = subs
 
     def alive(self, fam: Family, k_lo: int, k_hi: int) -> np.ndarray:
         """Per row of ``fam``: has it a sample in ticks ``[k_lo, k_hi]``? Within ``shared_spans``

@@ -16,6 +16,7 @@ import promql_parser as pp
 from . import histogram, rangefuncs, spanfuncs
 from .gomath import go_log, go_log2, go_log10, go_max, go_min
 from .grouping import Dedup, LabelCache, dropped, map_values
+from .nodes import shared
 from .types import Ctx, LabelSet, PromQLError, RangeIn, Scal, Vec
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ def _unwrap(e):
 class CallNode:
     """A function call; evaluation dispatches on the function name."""
 
+    sub_key: str | None = None  # see nodes.shared
     kind = "vector"
 
     def __init__(self, call: pp.Call, eng: Engine) -> None:
@@ -148,6 +150,7 @@ class CallNode:
                 if not _LABEL_NAME.fullmatch(src):
                     raise PromQLError(f"invalid source label name in label_join(): {src}")
 
+    @shared
     def eval(self, eng: Engine, ctx: Ctx):
         return _IMPL[self.name](self, eng, ctx)
 

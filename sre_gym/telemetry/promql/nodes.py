@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import bisect
 import datetime as _dt
+import functools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,12 +52,31 @@ class Node:
 
     kind = "vector"
     has_at = False  # the subtree contains an @ modifier
+    sub_key: str | None = None  # set by the engine on nodes whose results may be shared
 
     def eval(self, eng: Engine, ctx: Ctx):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def children(self) -> list[Node]:
         return []
+
+
+def shared(evaluate: Callable) -> Callable:
+    """Decorate a node's ``eval``: within ``Engine.shared_spans``, nodes with the same
+    ``sub_key`` evaluated at the same times share one result (read-only)."""
+
+    @functools.wraps(evaluate)
+    def ev(self: Node, eng: Engine, ctx: Ctx):
+        memo = eng.shared_results
+        if memo is None or self.sub_key is None:
+            return evaluate(self, eng, ctx)
+        k = (self.sub_key, ctx.key)
+        hit = memo.get(k)
+        if hit is None:
+            hit = memo[k] = evaluate(self, eng, ctx)
+        return hit
+
+    return ev
 
 
 class NumberNode(Node):

@@ -9,6 +9,7 @@ label-only computation can be cached by the identity of its input ``labels`` obj
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -154,6 +155,11 @@ class Ctx:
     @property
     def n(self) -> int:
         return len(self.times)
+
+    @functools.cached_property
+    def key(self) -> bytes:
+        """The context as bytes (a dictionary key)."""
+        return self.times.tobytes() + self.start.tobytes() + self.end.tobytes()
 
 
 @dataclass

@@ -8,7 +8,8 @@ service, with an automatic incident. This plays, on the same seeds:
   alert fires on its target (among those with time left for a repair to be credited): about what
   a perfect policy over this action space could score;
 - ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (act on
-  the service with the most firing alerts: scale it up if it has no ready replica, turn its changed
+  the alerting service whose callees do not alert, else on the one with the most firing alerts,
+  as an SRE follows the dependencies down: scale it up if it has no ready replica, turn its changed
   flags off, delete its egress lockdown, raise its CPU limit if it is throttled, roll it back if it
   changed in the last 20 minutes, restart it if its containers restart or wait, else roll it back),
   what the observation alone supports without learning;
@@ -111,7 +112,12 @@ class NumericRule:
         def f(svc: str, name: str) -> float:
             return float(obs[col[f"{svc}.{name}"]])
 
-        ranked = sorted(env.services, key=lambda s: -f(s, "firing_alerts"))
+        # the deepest alerting services first: alerts on a service whose callees alert too are
+        # often its callees' trouble
+        ranked = sorted(
+            env.services,
+            key=lambda s: (f(s, "firing_callees") > 0, -f(s, "firing_alerts")),
+        )
         for svc in ranked[:3]:
             if f(svc, "firing_alerts") <= 0 or inv - self.acted.get(svc, -99) < 4:
                 continue

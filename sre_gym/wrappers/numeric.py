@@ -8,7 +8,9 @@ invocation's start: PromQL over the same TSDB that ``query_metrics`` reads, Kube
 Layout (``feature_names()`` spells it out): for each serving service, in catalog order,
 ``rps`` (log1p requests/s / 10), ``error_ratio``, ``p95`` (log1p ms / 12), ``ready`` and ``desired``
 replicas (/ 20), ``restarts`` in the last 5 min (/ 20), ``waiting`` containers (/ 10),
-``revision_age`` (log1p s / 10), ``firing_alerts`` naming it (/ 10), ``cpu_throttle`` (the largest
+``revision_age`` (log1p s / 10), ``firing_alerts`` naming it (/ 10), ``firing_callees`` (how many
+of the services it calls, as ``get_topology`` lists them, have firing alerts, / 5: a service that
+alerts while its dependencies do not is where an SRE looks first), ``cpu_throttle`` (the largest
 share of CFS periods throttled among its pods), ``egress_policies`` restricting it (/ 5),
 ``flags_changed`` (its feature flags off their default, / 5), ``open_incident`` (1 if an open
 incident names it a root cause) and ``since_action`` (invocations since the agent's last
@@ -44,6 +46,7 @@ SERVICE_FEATURES = (
     "waiting",
     "revision_age",
     "firing_alerts",
+    "firing_callees",
     "cpu_throttle",
     "egress_policies",
     "flags_changed",
@@ -100,6 +103,7 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         n = len(self.services) * len(SERVICE_FEATURES) + len(self.nodes) + len(GLOBAL_FEATURES)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)
         self._acted: dict[str, int] = {}  # service -> invocation of the last intervention on it
+        self._callees: dict[str, list[str]] | None = None  # from get_topology, read once
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -122,6 +126,17 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         out = [f"{s}.{f}" for s in self.services for f in SERVICE_FEATURES]
         out += [f"{nd}.ready" for nd in self.nodes]
         return out + list(GLOBAL_FEATURES)
+
+    def callees(self) -> dict[str, list[str]]:
+        """Each serving service's callees, as ``get_topology`` shows them (read once)."""
+        if self._callees is None:
+            topo = self.base.backend.topology()
+            self._callees = {
+                s["name"]: [c["service"] for c in s.get("calls", [])]
+                for s in topo["services"]
+                if s["name"] in self.services
+            }
+        return self._callees
 
     def observation(self, observation: dict[str, Any]) -> np.ndarray:
         return self.features(float(observation["time"]))
@@ -184,6 +199,10 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             for e in alert_entities(a["labels"]):
                 if e in svc_i:
                     f[svc_i[e], col["firing_alerts"]] += 0.1
+        alerting = f[:, col["firing_alerts"]] > 0
+        for s, callees in self.callees().items():
+            n = sum(1 for c in callees if c in svc_i and alerting[svc_i[c]])
+            f[svc_i[s], col["firing_callees"]] = n / 5
         try:
             nodes = {n["name"]: n["status"] == "Ready" for n in b.k8s_get("nodes", None)}
         except OperationError:

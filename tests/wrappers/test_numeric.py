@@ -59,6 +59,24 @@ def test_features_follow_what_an_agent_sees(make):
     assert f["firing_total"] == np.float32(min(len(firing), 100) / 100)
 
 
+def test_firing_callees_count_alerting_dependencies_from_get_topology(make):
+    # a service's firing_callees is how many of the services get_topology says it calls have a
+    # firing_alerts feature above zero, over a marathon where alerts come and go
+    env = make(NumericObservation)
+    obs, _ = env.reset(seed=2)
+    topo = env.unwrapped.backend.topology()
+    calls = {s["name"]: [c["service"] for c in s["calls"]] for s in topo["services"]}
+    seen = 0
+    for _ in range(25):
+        f = dict(zip(env.feature_names(), obs, strict=True))
+        for svc in env.get_wrapper_attr("services"):
+            n = sum(f[f"{c}.firing_alerts"] > 0 for c in calls[svc] if f"{c}.firing_alerts" in f)
+            assert f[f"{svc}.firing_callees"] == np.float32(min(n / 5, 1.0)), svc
+            seen += n > 0
+        obs, *_ = env.step([])
+    assert seen > 0  # some dependency alerted: the check above was not only about zeros
+
+
 def test_does_not_read_probes_or_ground_truth(make, monkeypatch):
     """The features are the same whether or not the hidden evidence exists."""
     env = make(NumericObservation)

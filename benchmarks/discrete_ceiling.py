@@ -9,9 +9,9 @@ service, with an automatic incident. This plays, on the same seeds:
   a perfect policy over this action space could score;
 - ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (act on
   the alerting service whose callees do not alert, else on the one with the most firing alerts,
-  as an SRE follows the dependencies down: scale it up if it has no ready replica, turn its changed
-  flags off, delete its egress lockdown, raise its CPU limit if it is throttled, roll it back if it
-  changed in the last 20 minutes, restart it if its containers restart or wait, else roll it back),
+  as an SRE follows the dependencies down: scale it up if it is scaled to zero, turn its changed
+  flags off, delete its egress lockdown, roll it back if it changed in the last 20 minutes, raise
+  its CPU limit if it is throttled, else restart it, or scale it up if no replica is ready),
   what the observation alone supports without learning;
 - ``random``: a random masked policy, and ``noop``.
 
@@ -121,20 +121,20 @@ class NumericRule:
         for svc in ranked[:3]:
             if f(svc, "firing_alerts") <= 0 or inv - self.acted.get(svc, -99) < 4:
                 continue
-            if f(svc, "ready") == 0:
+            if f(svc, "ready") == 0 and f(svc, "desired") == 0:
                 remedy = "scale_up"
             elif f(svc, "flags_changed") > 0:
                 remedy = "flag_off"
             elif f(svc, "egress_policies") > 0:
                 remedy = "delete_netpol"
+            elif f(svc, "revision_age") < np.log1p(1200) / 10:
+                remedy = "rollback"  # (a CPU regression throttles too: the change comes first)
             elif f(svc, "cpu_throttle") > 0.5:
                 remedy = "raise_cpu"
-            elif f(svc, "revision_age") < np.log1p(1200) / 10:
-                remedy = "rollback"
-            elif f(svc, "restarts") > 0 or f(svc, "waiting") > 0:
-                remedy = "restart"
+            elif f(svc, "ready") == 0 and f(svc, "restarts") == 0 and f(svc, "waiting") == 0:
+                remedy = "scale_up"
             else:
-                remedy = "rollback"
+                remedy = "restart"
             a = _action(env, remedy, svc)
             if a is not None and info["action_mask"][a]:
                 self.acted[svc] = inv

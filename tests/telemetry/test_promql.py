@@ -1051,13 +1051,9 @@ def _exact(r) -> object:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(queries=st.lists(instant_exprs(), min_size=1, max_size=4), times=_TIMES)
-def test_range_functions_shared_across_queries_change_no_result(queries, times):
-    # inside shared_spans, rate() and its kin are computed once per metric, range and times for
-    # every series and each call takes its rows: a batch of queries must give exactly what each
-    # gives alone, and errors stay errors
-    times = sorted(times)
+def _alone_and_shared(queries: list[str], times: list[int]) -> tuple[list, list]:
+    """Each query's exact result (or error) on its own engine, and all of them on one engine
+    inside ``shared_spans``."""
 
     def run(eng: Engine, q: str):
         try:
@@ -1069,6 +1065,17 @@ def test_range_functions_shared_across_queries_change_no_result(queries, times):
     eng = Engine(build())
     with eng.shared_spans():
         together = [run(eng, q) for q in queries]
+    return alone, together
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries=st.lists(instant_exprs(), min_size=1, max_size=4), times=_TIMES)
+def test_range_functions_shared_across_queries_change_no_result(queries, times):
+    # inside shared_spans, rate() and its kin are computed once per metric, range and times for
+    # every series and each call takes its rows: a batch of queries must give exactly what each
+    # gives alone, and errors stay errors
+    times = sorted(times)
+    alone, together = _alone_and_shared(queries, times)
     assert repr(together) == repr(alone), queries
 
 
@@ -1087,17 +1094,7 @@ def test_subexpressions_shared_across_queries_change_no_result(query, times):
         f"({query}) or temp",
         f"({query})",
     ]
-
-    def run(eng: Engine, q: str):
-        try:
-            return _exact(eng.eval(q, times))
-        except PromQLError as e:
-            return ("error", str(e))
-
-    alone = [run(Engine(build()), q) for q in queries]
-    eng = Engine(build())
-    with eng.shared_spans():
-        together = [run(eng, q) for q in queries]
+    alone, together = _alone_and_shared(queries, times)
     assert repr(together) == repr(alone), queries
 
 

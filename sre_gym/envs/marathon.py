@@ -25,7 +25,7 @@ from sre_gym.orchestrator.profiles import ScheduleProfile, schedule_profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
-from sre_gym.scoring.scorer import score
+from sre_gym.scoring.scorer import marathon_score, score
 from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
@@ -492,18 +492,20 @@ class SREMarathonEnv(gym.Env):
         terminated = self.invocation >= self.n_invocations
         if terminated:
             self._finish()
-        reward = 0.0
-        if terminated or not self.evaluation:
-            # evaluation mode pays the whole score at the last step: no online oracle to probe
-            card = score(self.evidence, cutoff=t_end, config=self.scoring)
-            reward = card["marathon_score"] - self.score_now
-            self.score_now = card["marathon_score"]
+        now = None  # the Marathon-Score as of t_end, where this step pays it
         if terminated:
-            self.scorecard = card
+            self.scorecard = score(self.evidence, cutoff=t_end, config=self.scoring)
+            now = self.scorecard["marathon_score"]
             if self.bundle_dir is not None:
                 from sre_gym.bundle import write_bundle
 
                 self.bundle_path = str(write_bundle(self.evidence, self.bundle_dir))
+        elif not self.evaluation:
+            # evaluation mode pays the whole score at the last step: no online oracle to probe
+            now = marathon_score(self.evidence, cutoff=t_end, config=self.scoring)
+        reward = 0.0
+        if now is not None:
+            reward, self.score_now = now - self.score_now, now
         info = self._info()
         info["budget_used_s"] = float(op["cursor"] - op["t_start"])
         return self._obs(), float(reward), terminated, False, info

@@ -55,26 +55,46 @@ def _ceil_to(t: float, origin: float, step: float) -> float:
     return origin + math.ceil((t - origin) / step - 1e-9) * step
 
 
-def score(
-    evidence: Evidence,
-    cutoff: float | None = None,
-    config: ScoringConfig | None = None,
-    *,
-    per_fault: bool = False,
-) -> dict:
-    """Scorecard of the evidence as of ``cutoff`` (default: everything recorded).
+@dataclass
+class _Stages:
+    """The staged matching as of a cut: what the Marathon-Score is, and what its companions read."""
 
-    World evidence (injections, alerts, probes, challenges) counts up to and including the cutoff;
-    the agent's own events (reports, interventions, forbidden attempts, calls) count strictly before
-    it, because an invocation starting at the cutoff belongs to the next step. With ``per_fault``
-    the card also lists each injected fault's stages, times, credit and outcome under ``faults``.
-    """
+    cfg: ScoringConfig
+    n_sched: int
+    ep0: float
+    cut: float
+    of: dict[str, list[dict]]  # the events by type, each in event order
+    faults: list[dict]
+    reported: list[Incident]
+    interventions: list[dict]
+    forbidden: list[dict]
+    repairs: _Repairs
+    scopes: list[set[str]]
+    attr: list[dict[str, float]]
+    C: np.ndarray
+    C_t: np.ndarray
+    L: np.ndarray
+    R: np.ndarray
+    R_t: np.ndarray
+    credit: np.ndarray
+    pairs: list[tuple[int, int]]
+    marathon: float
+
+    def before(self, type_: str, inclusive: bool = False) -> list[dict]:
+        return _before(self.of, self.cut, type_, inclusive)
+
+
+def _before(of: dict[str, list[dict]], cut: float, type_: str, inclusive: bool) -> list[dict]:
+    """Events of ``type_`` up to the cut: world evidence (``inclusive``) up to and including it,
+    the agent's own strictly before it."""
+    es = of.get(type_, [])
+    return [e for e in es if e["t"] <= cut] if inclusive else [e for e in es if e["t"] < cut]
+
+
+def _stages(evidence: Evidence, cutoff: float | None, config: ScoringConfig | None) -> _Stages:
     cfg = config or ScoringConfig.from_dict(evidence.manifest["scoring"])
     man = evidence.manifest
-    ev = evidence.events
     cut = float("inf") if cutoff is None else float(cutoff)
-    n_sched = int(man["n_faults"])
-    ep0 = float(man["episode_start"])
     tick_s = float(man["tick_s"])
     t0 = float(man["t0"])
     probe = evidence.arrays.get("probe")
@@ -85,20 +105,18 @@ def score(
         else (probe.shape[1] - 1 if probe is not None else -1)
     )
 
-    # one pass over the events (a reward reads the card every step), each type in event order
+    # one pass over the events (a reward reads the score every step), each type in event order
     of: dict[str, list[dict]] = {}
-    for e in ev:
+    for e in evidence.events:
         of.setdefault(e["type"], []).append(e)
 
     def before(type_: str, inclusive: bool = False) -> list[dict]:
-        es = of.get(type_, [])
-        return [e for e in es if e["t"] <= cut] if inclusive else [e for e in es if e["t"] < cut]
+        return _before(of, cut, type_, inclusive)
 
     faults = before("injection", inclusive=True)
     alerts = {e["id"]: e for e in before("alert", inclusive=True)}
     reported = incidents(of.get("incident", []), cut)
     interventions = before("intervention")
-    forbidden = before("forbidden")
     challenges: dict[int, list[dict]] = {}
     for e in of.get("challenge", []):
         challenges.setdefault(e["index"], []).append(e)
@@ -140,10 +158,68 @@ def score(
     wc, wl, wr = cfg.w_correlation, cfg.w_localization, cfg.w_repair
     credit = C * (wc + wl * L + wr * (L & R))
     pairs = max_weight_matching(np.round(credit * 1e6))
-    matched = dict(pairs)
     total = sum(credit[a, b] for a, b in pairs)
-    forb = len(forbidden)
-    marathon = (100.0 * total / n_sched if n_sched else 0.0) - cfg.forbidden_penalty * forb
+    forbidden = before("forbidden")
+    n_sched = int(man["n_faults"])
+    marathon = (100.0 * total / n_sched if n_sched else 0.0) - cfg.forbidden_penalty * len(
+        forbidden
+    )
+    return _Stages(
+        cfg=cfg,
+        n_sched=n_sched,
+        ep0=float(man["episode_start"]),
+        cut=cut,
+        of=of,
+        faults=faults,
+        reported=reported,
+        interventions=interventions,
+        forbidden=forbidden,
+        repairs=repairs,
+        scopes=scopes,
+        attr=attr,
+        C=C,
+        C_t=C_t,
+        L=L,
+        R=R,
+        R_t=R_t,
+        credit=credit,
+        pairs=pairs,
+        marathon=float(marathon),
+    )
+
+
+def marathon_score(
+    evidence: Evidence, cutoff: float | None = None, config: ScoringConfig | None = None
+) -> float:
+    """The Marathon-Score as of ``cutoff``: ``score(...)["marathon_score"]`` without the
+    companions (what a reward reads every step)."""
+    return _stages(evidence, cutoff, config).marathon
+
+
+def score(
+    evidence: Evidence,
+    cutoff: float | None = None,
+    config: ScoringConfig | None = None,
+    *,
+    per_fault: bool = False,
+) -> dict:
+    """Scorecard of the evidence as of ``cutoff`` (default: everything recorded).
+
+    World evidence (injections, alerts, probes, challenges) counts up to and including the cutoff;
+    the agent's own events (reports, interventions, forbidden attempts, calls) count strictly before
+    it, because an invocation starting at the cutoff belongs to the next step. With ``per_fault``
+    the card also lists each injected fault's stages, times, credit and outcome under ``faults``.
+    """
+    st = _stages(evidence, cutoff, config)
+    cfg, n_sched, ep0, of, before = st.cfg, st.n_sched, st.ep0, st.of, st.before
+    faults, reported, interventions, repairs = st.faults, st.reported, st.interventions, st.repairs
+    scopes, attr, pairs, credit = st.scopes, st.attr, st.pairs, st.credit
+    C, C_t, L, R, R_t = st.C, st.C_t, st.L, st.R, st.R_t
+    matched = dict(pairs)
+    nf, ni = len(faults), len(reported)
+    forb = len(st.forbidden)
+    marathon = st.marathon
+    cut = st.cut
 
     # times to each stage (medians over faults reaching it, at invocation resolution)
     ttd, ttl, ttr = [], [], []

@@ -14,7 +14,7 @@ import pytest
 
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.scoring.config import ScoringConfig
-from sre_gym.scoring.scorer import OUTCOMES, artifact_matches, score
+from sre_gym.scoring.scorer import OUTCOMES, artifact_matches, marathon_score, score
 
 TICK = 15
 CAP = 401
@@ -684,6 +684,21 @@ def test_cutoff_score_never_peeks_past_the_cutoff(oracle_evidence):
     assert sum(rewards) == pytest.approx(card["marathon_score"])
     assert card["marathon_score"] > 80
     assert score(ev, cutoff=_invocation_ends(ev)[-1]) == card
+
+
+def test_marathon_score_is_the_cards_at_every_cutoff(oracle_evidence):
+    """The reward's fast path (no companions) gives exactly the card's Marathon-Score, the
+    forbidden-operation penalty included."""
+    ev, _, card = oracle_evidence
+    cuts = _invocation_ends(ev)
+    assert [marathon_score(ev, cut) for cut in cuts] == [
+        score(ev, cutoff=cut)["marathon_score"] for cut in cuts
+    ]
+    assert marathon_score(ev) == score(ev)["marathon_score"]
+    r = handled().forbidden(1330.0)
+    for cut in (1290.0, 1321.0, 1331.0, 1410.0, None):
+        assert marathon_score(r.ev, cut) == r.score(cutoff=cut)["marathon_score"]
+    assert marathon_score(r.ev, 1410.0) == pytest.approx(100.0 - ScoringConfig().forbidden_penalty)
 
 
 def test_online_rewards_are_reproducible_from_the_final_evidence(oracle_evidence):

@@ -6,10 +6,19 @@ anything now, and MaskablePPO samples only those. Training episodes are cut to `
 invocations (more updates per simulated hour); evaluation plays whole episodes, so a policy's return
 is its Marathon-Score. It is compared with a random masked policy and with no-op on the same seeds.
 
+``--policy mlp`` is sb3's default ``MlpPolicy``: one dense network over the whole vector, so what it
+learns about a service's row it learns again for every other service. ``--policy per-service``
+reads the observation as it is laid out, one row of ``SERVICE_FEATURES`` per service, and scores
+each service's remedies with one network shared by all services (its input: the row, plus the
+nodes, the globals, and the mean and maximum of every feature over the services); the no-op and the
+value come from that pooled context. What it learns about "this service alerts and its callees do
+not" carries over to every service.
+
 Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build of torch is enough):
 
     pip install -e '.[rl]'
     python examples/train_sb3.py --timesteps 20000 --envs 2 --eval-seeds 1000-1004 [--auto-report]
+        [--policy per-service]
 """
 
 from __future__ import annotations
@@ -24,6 +33,10 @@ import numpy as np
 
 import sre_gym  # noqa: F401  (registers SREMarathon-v0)
 from sre_gym.wrappers import DiscreteRemedies, NumericObservation
+from sre_gym.wrappers.numeric import SERVICE_FEATURES
+from sre_gym.wrappers.remedies import REMEDIES
+
+HIDDEN = 64  # width of the per-service policy's layers
 
 
 class MaskFromInfo(gym.Wrapper):
@@ -67,6 +80,76 @@ def play(env: gym.Env, seed: int, choose) -> float:
     return total
 
 
+def per_service_policy(n_services: int, hidden: int = HIDDEN):
+    """A MaskablePPO policy class whose remedy logits come from one network shared by all
+    services (see the module docstring); torch and sb3-contrib are imported here, not at import."""
+    import torch as th
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from torch import nn
+
+    ns, nf, nr = n_services, len(SERVICE_FEATURES), len(REMEDIES)
+
+    class Rows(nn.Module):
+        """Latent for the actor: each service's embedding, then the pooled context's; for the
+        critic: the pooled context's."""
+
+        def __init__(self, obs_dim: int) -> None:
+            super().__init__()
+            n_ctx = obs_dim - ns * nf + 2 * nf
+            self.row = nn.Sequential(
+                nn.Linear(nf + n_ctx, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()
+            )
+            self.pi_ctx = nn.Sequential(nn.Linear(n_ctx + hidden, hidden), nn.Tanh())
+            self.vf_ctx = nn.Sequential(nn.Linear(n_ctx + hidden, hidden), nn.Tanh())
+            self.latent_dim_pi = ns * hidden + hidden
+            self.latent_dim_vf = hidden
+
+        def _embed(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+            rows = obs[:, : ns * nf].reshape(-1, ns, nf)
+            ctx = th.cat([obs[:, ns * nf :], rows.mean(1), rows.amax(1)], dim=1)
+            h = self.row(th.cat([rows, ctx[:, None, :].expand(-1, ns, -1)], dim=2))
+            return h, th.cat([ctx, h.mean(1)], dim=1)
+
+        def forward_actor(self, obs: th.Tensor) -> th.Tensor:
+            h, pooled = self._embed(obs)
+            return th.cat([h.flatten(1), self.pi_ctx(pooled)], dim=1)
+
+        def forward_critic(self, obs: th.Tensor) -> th.Tensor:
+            return self.vf_ctx(self._embed(obs)[1])
+
+        def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+            return self.forward_actor(obs), self.forward_critic(obs)
+
+    class Logits(nn.Module):
+        """No-op logit from the context; remedy logits per service, in ``DiscreteRemedies``'
+        order (action ``1 + r * n_services + s``)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.remedy = nn.Linear(hidden, nr)
+            self.noop = nn.Linear(hidden, 1)
+            for lin in (self.remedy, self.noop):  # near-uniform at the start, as sb3 does
+                nn.init.orthogonal_(lin.weight, gain=0.01)
+                nn.init.zeros_(lin.bias)
+
+        def forward(self, latent: th.Tensor) -> th.Tensor:
+            per = self.remedy(latent[:, : ns * hidden].reshape(-1, ns, hidden))
+            return th.cat([self.noop(latent[:, ns * hidden :]), per.transpose(1, 2).flatten(1)], 1)
+
+    class PerServicePolicy(MaskableActorCriticPolicy):
+        def _build_mlp_extractor(self) -> None:
+            self.mlp_extractor = Rows(self.features_dim)
+
+        def _build(self, lr_schedule) -> None:
+            super()._build(lr_schedule)
+            self.action_net = Logits()
+            self.optimizer = self.optimizer_class(
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+            )
+
+    return PerServicePolicy
+
+
 def seeds_of(text: str) -> list[int]:
     lo, _, hi = text.partition("-")
     return list(range(int(lo), int(hi or lo) + 1))
@@ -89,6 +172,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         action="store_true",
         help="DiscreteRemedies(auto_report=True): incidents for every firing service, every step",
     )
+    p.add_argument(
+        "--policy",
+        choices=("mlp", "per-service"),
+        default="mlp",
+        help="sb3's MlpPolicy, or one network shared by all services (module docstring)",
+    )
     a = p.parse_args(argv)
 
     venv = make_vec_env(
@@ -98,8 +187,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         env_kwargs={"app": a.app, "horizon": a.horizon, "auto_report": a.auto_report},
         vec_env_cls=SubprocVecEnv if a.envs > 1 else None,
     )
+    policy: Any = "MlpPolicy"
+    if a.policy == "per-service":
+        policy = per_service_policy((int(venv.action_space.n) - 1) // len(REMEDIES))
     model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=max(64, 512 // a.envs), batch_size=64, seed=a.seed, verbose=0
+        policy, venv, n_steps=max(64, 512 // a.envs), batch_size=64, seed=a.seed, verbose=0
     )
     t0 = time.perf_counter()
     model.learn(total_timesteps=a.timesteps)

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -44,3 +45,42 @@ def test_train_numeric_updates_the_policy(capsys):
     assert out["episodes"] == 3 and len(out["returns"]) == 3
     assert np.all(np.isfinite(out["W"])) and not np.allclose(out["W"], out["W_init"])
     assert "episode   3" in capsys.readouterr().out
+
+
+def test_train_sb3_per_service_policy_scores_every_service_with_one_network():
+    """Needs the ``rl`` extra (not installed by ``make test``): swapping two services' rows in the
+    observation swaps their remedies' logits, in ``DiscreteRemedies``' action order, and leaves the
+    no-op's logit and the value alone."""
+    pytest.importorskip("sb3_contrib")
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    ex = load("train_sb3")
+    env = ex.make_env("online-boutique", horizon=2)
+    nf, nr = len(ex.SERVICE_FEATURES), len(ex.REMEDIES)
+    ns = (int(env.action_space.n) - 1) // nr
+    model = MaskablePPO(ex.per_service_policy(ns), env, n_steps=8, batch_size=8, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    obs = rng.uniform(0, 1, size=obs.shape).astype(np.float32)  # rows that differ everywhere
+    i, j = 1, 4
+    swapped = obs.copy()
+    rows = swapped[: ns * nf].reshape(ns, nf)
+    rows[[i, j]] = rows[[j, i]]
+    pol = model.policy
+    with th.no_grad():
+        logits = [
+            pol.get_distribution(th.as_tensor(o)[None]).distribution.logits[0].numpy()
+            for o in (obs, swapped)
+        ]
+        values = [pol.predict_values(th.as_tensor(o)[None]).item() for o in (obs, swapped)]
+    a, b = logits
+    for r in range(nr):
+        assert b[1 + r * ns + i] == pytest.approx(a[1 + r * ns + j], abs=1e-6)
+        assert b[1 + r * ns + j] == pytest.approx(a[1 + r * ns + i], abs=1e-6)
+    assert b[0] == pytest.approx(a[0], abs=1e-6) and values[1] == pytest.approx(values[0], abs=1e-6)
+    assert not np.allclose(a[1 + i :: ns][:nr], a[1 + j :: ns][:nr])  # the two rows differ
+    before = [p.detach().clone() for p in pol.action_net.parameters()]
+    model.learn(total_timesteps=8)
+    after = list(pol.action_net.parameters())
+    assert any(not th.equal(p0, p1) for p0, p1 in zip(before, after, strict=True))

@@ -6,19 +6,19 @@ anything now, and MaskablePPO samples only those. Training episodes are cut to `
 invocations (more updates per simulated hour); evaluation plays whole episodes, so a policy's return
 is its Marathon-Score. It is compared with a random masked policy and with no-op on the same seeds.
 
-``--policy mlp`` is sb3's default ``MlpPolicy``: one dense network over the whole vector, so what it
-learns about a service's row it learns again for every other service. ``--policy per-service``
-reads the observation as it is laid out, one row of ``SERVICE_FEATURES`` per service, and scores
-each service's remedies with one network shared by all services (its input: the row, plus the
-nodes, the globals, and the mean and maximum of every feature over the services); the no-op and the
-value come from that pooled context. What it learns about "this service alerts and its callees do
-not" carries over to every service.
+``--policy per-service`` (the default) reads the observation as it is laid out, one row of
+``SERVICE_FEATURES`` per service, and scores each service's remedies with one network shared by all
+services (its input: the row, plus the nodes, the globals, and the mean and maximum of every
+feature over the services); the no-op and the value come from that pooled context. What it learns
+about "this service alerts and its callees do not" carries over to every service. ``--policy mlp``
+is sb3's ``MlpPolicy``: one dense network over the whole vector, which learns that again for each
+service's position (``benchmarks/RESULTS.md`` compares the two).
 
 Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build of torch is enough):
 
     pip install -e '.[rl]'
-    python examples/train_sb3.py --timesteps 20000 --envs 2 --eval-seeds 1000-1004 [--auto-report]
-        [--policy per-service]
+    python examples/train_sb3.py --timesteps 40000 --envs 1 --eval-seeds 1000-1004 [--auto-report]
+        [--policy mlp]
 """
 
 from __future__ import annotations
@@ -175,8 +175,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument(
         "--policy",
         choices=("mlp", "per-service"),
-        default="mlp",
-        help="sb3's MlpPolicy, or one network shared by all services (module docstring)",
+        default="per-service",
+        help="one network shared by all services (module docstring), or sb3's MlpPolicy",
     )
     a = p.parse_args(argv)
 

@@ -110,15 +110,18 @@ def per_service_policy(n_services: int, hidden: int = HIDDEN):
             h = self.row(th.cat([rows, ctx[:, None, :].expand(-1, ns, -1)], dim=2))
             return h, th.cat([ctx, h.mean(1)], dim=1)
 
-        def forward_actor(self, obs: th.Tensor) -> th.Tensor:
-            h, pooled = self._embed(obs)
+        def _actor(self, h: th.Tensor, pooled: th.Tensor) -> th.Tensor:
             return th.cat([h.flatten(1), self.pi_ctx(pooled)], dim=1)
+
+        def forward_actor(self, obs: th.Tensor) -> th.Tensor:
+            return self._actor(*self._embed(obs))
 
         def forward_critic(self, obs: th.Tensor) -> th.Tensor:
             return self.vf_ctx(self._embed(obs)[1])
 
         def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-            return self.forward_actor(obs), self.forward_critic(obs)
+            h, pooled = self._embed(obs)  # once for both heads (every rollout step)
+            return self._actor(h, pooled), self.vf_ctx(pooled)
 
     class Logits(nn.Module):
         """No-op logit from the context; remedy logits per service, in ``DiscreteRemedies``'

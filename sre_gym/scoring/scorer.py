@@ -17,6 +17,7 @@ of t, so per-step rewards (score differences) sum to the final score.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -61,7 +62,6 @@ class _Stages:
 
     cfg: ScoringConfig
     n_sched: int
-    ep0: float
     cut: float
     of: dict[str, list[dict]]  # the events by type, each in event order
     faults: list[dict]
@@ -80,11 +80,10 @@ class _Stages:
     pairs: list[tuple[int, int]]
     marathon: float
 
-    def before(self, type_: str, inclusive: bool = False) -> list[dict]:
-        return _before(self.of, self.cut, type_, inclusive)
 
-
-def _before(of: dict[str, list[dict]], cut: float, type_: str, inclusive: bool) -> list[dict]:
+def _before(
+    of: dict[str, list[dict]], cut: float, type_: str, inclusive: bool = False
+) -> list[dict]:
     """Events of ``type_`` up to the cut: world evidence (``inclusive``) up to and including it,
     the agent's own strictly before it."""
     es = of.get(type_, [])
@@ -109,10 +108,7 @@ def _stages(evidence: Evidence, cutoff: float | None, config: ScoringConfig | No
     of: dict[str, list[dict]] = {}
     for e in evidence.events:
         of.setdefault(e["type"], []).append(e)
-
-    def before(type_: str, inclusive: bool = False) -> list[dict]:
-        return _before(of, cut, type_, inclusive)
-
+    before = functools.partial(_before, of, cut)
     faults = before("injection", inclusive=True)
     alerts = {e["id"]: e for e in before("alert", inclusive=True)}
     reported = incidents(of.get("incident", []), cut)
@@ -167,7 +163,6 @@ def _stages(evidence: Evidence, cutoff: float | None, config: ScoringConfig | No
     return _Stages(
         cfg=cfg,
         n_sched=n_sched,
-        ep0=float(man["episode_start"]),
         cut=cut,
         of=of,
         faults=faults,
@@ -211,7 +206,9 @@ def score(
     the card also lists each injected fault's stages, times, credit and outcome under ``faults``.
     """
     st = _stages(evidence, cutoff, config)
-    cfg, n_sched, ep0, of, before = st.cfg, st.n_sched, st.ep0, st.of, st.before
+    cfg, n_sched, of, cut = st.cfg, st.n_sched, st.of, st.cut
+    ep0 = float(evidence.manifest["episode_start"])
+    before = functools.partial(_before, of, cut)
     faults, reported, interventions, repairs = st.faults, st.reported, st.interventions, st.repairs
     scopes, attr, pairs, credit = st.scopes, st.attr, st.pairs, st.credit
     C, C_t, L, R, R_t = st.C, st.C_t, st.L, st.R, st.R_t
@@ -219,7 +216,6 @@ def score(
     nf, ni = len(faults), len(reported)
     forb = len(st.forbidden)
     marathon = st.marathon
-    cut = st.cut
 
     # times to each stage (medians over faults reaching it, at invocation resolution)
     ttd, ttl, ttr = [], [], []

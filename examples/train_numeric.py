@@ -51,9 +51,9 @@ def train(
     app: str = "online-boutique",
 ) -> dict[str, Any]:
     """Run ``steps`` env steps of REINFORCE with a running-mean baseline; returns the history."""
-    env = DiscreteRemedies(
-        NumericObservation(gym.make("SREMarathon-v0", app=app, max_episode_steps=horizon))
-    )
+    # returns are all it reads: no scorecard no-action run (counterfactual=False)
+    make = gym.make("SREMarathon-v0", app=app, max_episode_steps=horizon, counterfactual=False)
+    env = DiscreteRemedies(NumericObservation(make))
     rng = np.random.default_rng(seed)
     pi = LinearSoftmax(env.observation_space.shape[0], int(env.action_space.n), rng)
     w_init = pi.W.copy()

@@ -176,6 +176,9 @@ class SREMarathonEnv(gym.Env):
     `backend` ("sim", the default; or "live": a real Kubernetes cluster and Prometheus, with
     `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
     `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
+    `counterfactual` (True; False skips simulating the no-action run at the end of an episode that
+    intervened, about a sixth of an acting episode's cost: rewards, scores and observations are the
+    same, the scorecard's degradation ratio is None; training mode only; recorded in the manifest).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
     telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;
@@ -225,6 +228,7 @@ class SREMarathonEnv(gym.Env):
         evaluation_key: str | None = None,
         noise: str | dict | NoiseProfile | None = None,
         backend: str = "sim",
+        counterfactual: bool = True,
         **live: Any,
     ) -> None:
         self.live = live_config(backend, live)  # None: the simulator (envs/live.py)
@@ -243,6 +247,11 @@ class SREMarathonEnv(gym.Env):
         self.schedule_profile = schedule_profile_from(schedule)
         self.n_invocations = self.schedule_profile.invocations
         self._evaluation_key = evaluation_key_from(evaluation_key)
+        if not counterfactual and self._evaluation_key is not None:
+            raise ValueError(
+                "counterfactual=False is for training: an evaluated run is scored whole"
+            )
+        self.counterfactual = bool(counterfactual)
         self.noise_profile = noise_profile_from(noise)
         self.action_space = ToolCalls(MAX_CALLS)
         self.observation_space = spaces.Dict(
@@ -314,6 +323,7 @@ class SREMarathonEnv(gym.Env):
                     "profile": self.profile,
                     "schedule_profile": prof.model_dump(mode="json"),
                     "noise_profile": self.noise_profile.model_dump(mode="json"),
+                    **({} if self.counterfactual else {"counterfactual": False}),
                 },
                 "scoring": self.scoring.to_dict(),
                 "t0": b.t0,
@@ -591,6 +601,8 @@ class SREMarathonEnv(gym.Env):
     def _finish(self) -> None:
         """Attach the no-action counterfactual; a run without executed interventions is its own."""
         ev = self.evidence
+        if not self.counterfactual:
+            return  # the trainer asked for none: the degradation ratio is None
         if self.live is not None and self.live.get("noaction_bundle"):
             n = len(ev.arrays["entry"])
             ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(

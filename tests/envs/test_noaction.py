@@ -7,10 +7,12 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
+from sre_gym.bundle import read_bundle
 from sre_gym.catalogs import RELEASE, load_catalog
 from sre_gym.envs import noaction as N
 from sre_gym.envs.marathon import SREMarathonEnv
 from sre_gym.orchestrator.schedule import schedule as sched_of
+from sre_gym.scoring import score_bundle
 
 APP = "online-boutique"
 
@@ -147,3 +149,43 @@ def test_an_unwritable_cache_directory_loses_nothing(monkeypatch, tmp_path, fres
     monkeypatch.delenv(N.CACHE_DIR_ENV)
     monkeypatch.setattr(N, "_NOACTION_CACHE", OrderedDict())
     assert np.array_equal(arr, N.noaction_entry(RELEASE, APP, 0, runs[0]), equal_nan=True)
+
+
+def _oracle_run(tmp_path, **kwargs):
+    from sre_gym.agents import make_agent
+
+    env = SREMarathonEnv(schedule="short", bundle_dir=str(tmp_path), **kwargs)
+    ag = make_agent("oracle", env=env)
+    obs, info = env.reset(seed=3)
+    stream = []
+    while True:
+        obs, r, term, _, info = env.step(ag(obs, info))
+        stream.append((obs["alerts"], obs["tool_results"], r))
+        if term:
+            return stream, info
+
+
+def test_training_without_the_counterfactual_changes_only_the_degradation_ratio(
+    monkeypatch, tmp_path, fresh
+):
+    full_stream, full = _oracle_run(tmp_path / "full")
+    assert full["scorecard"]["degradation"]["ratio"] is not None  # the oracle intervened
+
+    def refuse(*a, **k):
+        raise AssertionError("simulated the no-action run")
+
+    monkeypatch.setattr("sre_gym.envs.marathon.noaction_entry", refuse)
+    lean_stream, lean = _oracle_run(tmp_path / "lean", counterfactual=False)
+    assert lean_stream == full_stream  # the same observations and rewards, step by step
+    card, want = lean["scorecard"], dict(full["scorecard"])
+    want["degradation"] = {
+        k: v for k, v in want["degradation"].items() if k != "noaction_degraded_requests"
+    } | {"ratio": None}
+    assert card == want
+    assert score_bundle(lean["bundle"]) == card  # re-scored offline the same
+    assert read_bundle(lean["bundle"]).manifest["env"]["counterfactual"] is False
+
+
+def test_an_evaluated_run_cannot_skip_the_counterfactual():
+    with pytest.raises(ValueError, match="counterfactual=False is for training"):
+        SREMarathonEnv(evaluation_key="k", counterfactual=False)

@@ -84,3 +84,18 @@ def test_train_sb3_per_service_policy_scores_every_service_with_one_network():
     model.learn(total_timesteps=8)
     after = list(pol.action_net.parameters())
     assert any(not th.equal(p0, p1) for p0, p1 in zip(before, after, strict=True))
+
+
+def test_train_sb3_saves_a_model_that_loads_and_plays_the_same(tmp_path, capsys):
+    """Needs the ``rl`` extra: ``--save`` keeps the trained model (its per-service policy class
+    too) and ``--load`` evaluates it without training, to the same deterministic scores."""
+    pytest.importorskip("sb3_contrib")
+    ex = load("train_sb3")
+    path = str(tmp_path / "model.zip")
+    common = ["--envs", "1", "--horizon", "2", "--eval-seeds", "1000"]
+    trained = ex.main(["--timesteps", "64", "--save", path, *common])
+    loaded = ex.main(["--load", path, *common])
+    assert loaded["steps"] == trained["steps"] and loaded["steps_per_s"] is None
+    key = "maskable-ppo (deterministic)"
+    assert loaded["scores"][key] == trained["scores"][key]
+    assert f"saved {path}" in capsys.readouterr().out

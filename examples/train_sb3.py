@@ -22,7 +22,7 @@ Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build 
     python examples/train_sb3.py --load model.zip --eval-seeds 2000-2019   # evaluate it again
 
 The envs run with ``counterfactual=False``: returns are all this reads, and the scorecard's
-no-action run would cost about a sixth of every whole acting episode (the evaluation's; training
+no-action run would cost about a fifth of every whole acting episode (the evaluation's; training
 episodes cut by ``--horizon`` end before it).
 """
 

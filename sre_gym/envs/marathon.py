@@ -177,7 +177,7 @@ class SREMarathonEnv(gym.Env):
     `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
     `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
     `counterfactual` (True; False skips simulating the no-action run at the end of an episode that
-    intervened, about a sixth of an acting episode's cost: rewards, scores and observations are the
+    intervened, about a fifth of an acting episode's cost: rewards, scores and observations are the
     same, the scorecard's degradation ratio is None; training mode only; recorded in the manifest).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all

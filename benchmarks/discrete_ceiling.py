@@ -7,10 +7,10 @@ service, with an automatic incident. This plays, on the same seeds:
   that picks, each invocation, the discrete action that fits the most urgent active fault once an
   alert fires on its target (among those with time left for a repair to be credited): about what
   a perfect policy over this action space could score;
-- ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (act on
-  the alerting service whose callees do not alert, else on the one with the most firing alerts,
-  as an SRE follows the dependencies down: scale it up if it is scaled to zero, turn its changed
-  flags off, delete its egress lockdown, roll it back if it changed in the last 20 minutes, raise
+- ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (first
+  evacuate a NotReady node that has pods of the services on it; then act on the alerting service
+  whose callees do not alert, else on the one with the most firing alerts, as an SRE follows the
+  dependencies down: scale it up if it is scaled to zero, turn its changed flags off, delete its egress lockdown, roll it back if it changed in the last 20 minutes, raise
   its CPU limit if it is throttled, else restart it, or scale it up if no replica is ready),
   what the observation alone supports without learning;
 - ``random``: a random masked policy, and ``noop``.
@@ -44,7 +44,7 @@ REMEDY_OF = {
     "restart": "restart",
     "delete_pod": "restart",
     "scale_up": "scale_up",
-    "delete_pods_on_node": "delete_pods",
+    "delete_pods_on_node": "evacuate",
     "delete_pods_in_zone": "delete_pods",
     "raise_cpu_limit": "raise_cpu",
     "delete_networkpolicy": "delete_netpol",
@@ -56,10 +56,14 @@ RETRY_S = 480  # act on a fault again if it is still unhealthy this long after t
 MIN_LEFT_S = 90
 
 
-def _action(env: DiscreteRemedies, remedy: str, svc: str) -> int | None:
-    if remedy not in REMEDIES or svc not in env.services:
+def _action(env: DiscreteRemedies, remedy: str, target: str) -> int | None:
+    """The action of ``remedy`` on a service (or of ``evacuate`` on a node); None if there is none."""
+    n = len(REMEDIES) * len(env.services)
+    if remedy == "evacuate":
+        return 1 + n + env.nodes.index(target) if target in env.nodes else None
+    if remedy not in REMEDIES or target not in env.services:
         return None
-    return 1 + REMEDIES.index(remedy) * len(env.services) + env.services.index(svc)
+    return 1 + REMEDIES.index(remedy) * len(env.services) + env.services.index(target)
 
 
 class Ceiling:
@@ -111,6 +115,12 @@ class NumericRule:
 
         def f(svc: str, name: str) -> float:
             return float(obs[col[f"{svc}.{name}"]])
+
+        # a lost node first: its pods are stranded until they are moved, whatever alerts say
+        for node in env.nodes:
+            a = _action(env, "evacuate", node)
+            if f(node, "ready") == 0 and a is not None and info["action_mask"][a]:
+                return a
 
         # the deepest alerting services first: alerts on a service whose callees alert too are
         # often its callees' trouble

@@ -9,7 +9,8 @@ is its Marathon-Score. It is compared with a random masked policy and with no-op
 ``--policy per-service`` (the default) reads the observation as it is laid out, one row of
 ``SERVICE_FEATURES`` per service, and scores each service's remedies with one network shared by all
 services (its input: the row, plus the nodes, the globals, and the mean and maximum of every
-feature over the services); the no-op and the value come from that pooled context. What it learns
+feature over the services); the no-op and the value come from that pooled context, and each
+node's evacuation from it and the node's readiness. What it learns
 about "this service alerts and its callees do not" carries over to every service. ``--policy mlp``
 is sb3's ``MlpPolicy``: one dense network over the whole vector, which learns that again for each
 service's position (``benchmarks/RESULTS.md`` compares the two).
@@ -86,18 +87,19 @@ def play(env: gym.Env, seed: int, choose) -> float:
     return total
 
 
-def per_service_policy(n_services: int, hidden: int = HIDDEN):
+def per_service_policy(n_services: int, n_nodes: int, hidden: int = HIDDEN):
     """A MaskablePPO policy class whose remedy logits come from one network shared by all
-    services (see the module docstring); torch and sb3-contrib are imported here, not at import."""
+    services, and whose node logits (``evacuate``) from one small layer shared by all nodes (see
+    the module docstring); torch and sb3-contrib are imported here, not at import."""
     import torch as th
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from torch import nn
 
-    ns, nf, nr = n_services, len(SERVICE_FEATURES), len(REMEDIES)
+    ns, nf, nr, nn_ = n_services, len(SERVICE_FEATURES), len(REMEDIES), n_nodes
 
     class Rows(nn.Module):
-        """Latent for the actor: each service's embedding, then the pooled context's; for the
-        critic: the pooled context's."""
+        """Latent for the actor: each service's embedding, the pooled context's, then each node's
+        readiness (as observed); for the critic: the pooled context's."""
 
         def __init__(self, obs_dim: int) -> None:
             super().__init__()
@@ -107,7 +109,7 @@ def per_service_policy(n_services: int, hidden: int = HIDDEN):
             )
             self.pi_ctx = nn.Sequential(nn.Linear(n_ctx + hidden, hidden), nn.Tanh())
             self.vf_ctx = nn.Sequential(nn.Linear(n_ctx + hidden, hidden), nn.Tanh())
-            self.latent_dim_pi = ns * hidden + hidden
+            self.latent_dim_pi = ns * hidden + hidden + nn_
             self.latent_dim_vf = hidden
 
         def _embed(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -116,34 +118,40 @@ def per_service_policy(n_services: int, hidden: int = HIDDEN):
             h = self.row(th.cat([rows, ctx[:, None, :].expand(-1, ns, -1)], dim=2))
             return h, th.cat([ctx, h.mean(1)], dim=1)
 
-        def _actor(self, h: th.Tensor, pooled: th.Tensor) -> th.Tensor:
-            return th.cat([h.flatten(1), self.pi_ctx(pooled)], dim=1)
+        def _actor(self, obs: th.Tensor, h: th.Tensor, pooled: th.Tensor) -> th.Tensor:
+            nodes = obs[:, ns * nf : ns * nf + nn_]
+            return th.cat([h.flatten(1), self.pi_ctx(pooled), nodes], dim=1)
 
         def forward_actor(self, obs: th.Tensor) -> th.Tensor:
-            return self._actor(*self._embed(obs))
+            return self._actor(obs, *self._embed(obs))
 
         def forward_critic(self, obs: th.Tensor) -> th.Tensor:
             return self.vf_ctx(self._embed(obs)[1])
 
         def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
             h, pooled = self._embed(obs)  # once for both heads (every rollout step)
-            return self._actor(h, pooled), self.vf_ctx(pooled)
+            return self._actor(obs, h, pooled), self.vf_ctx(pooled)
 
     class Logits(nn.Module):
-        """No-op logit from the context; remedy logits per service, in ``DiscreteRemedies``'
-        order (action ``1 + r * n_services + s``)."""
+        """No-op logit from the context; remedy logits per service, then one logit per node from
+        the context and the node's readiness, in ``DiscreteRemedies``' order (action
+        ``1 + r * n_services + s``, then ``1 + n_remedies * n_services + j``)."""
 
         def __init__(self) -> None:
             super().__init__()
             self.remedy = nn.Linear(hidden, nr)
             self.noop = nn.Linear(hidden, 1)
-            for lin in (self.remedy, self.noop):  # near-uniform at the start, as sb3 does
+            self.node = nn.Linear(hidden + 1, 1)
+            for lin in (self.remedy, self.noop, self.node):  # near-uniform at first, as sb3 does
                 nn.init.orthogonal_(lin.weight, gain=0.01)
                 nn.init.zeros_(lin.bias)
 
         def forward(self, latent: th.Tensor) -> th.Tensor:
             per = self.remedy(latent[:, : ns * hidden].reshape(-1, ns, hidden))
-            return th.cat([self.noop(latent[:, ns * hidden :]), per.transpose(1, 2).flatten(1)], 1)
+            ctx = latent[:, ns * hidden : ns * hidden + hidden]
+            ready = latent[:, ns * hidden + hidden :, None]
+            node = self.node(th.cat([ctx[:, None, :].expand(-1, nn_, -1), ready], dim=2))
+            return th.cat([self.noop(ctx), per.transpose(1, 2).flatten(1), node.flatten(1)], 1)
 
     class PerServicePolicy(MaskableActorCriticPolicy):
         def _build_mlp_extractor(self) -> None:
@@ -178,7 +186,9 @@ def _train(a: argparse.Namespace, algo: Any) -> tuple[Any, int, float]:
     )
     policy: Any = "MlpPolicy"
     if a.policy == "per-service":
-        policy = per_service_policy((int(venv.action_space.n) - 1) // len(REMEDIES))
+        probe = make_env(a.app, None).env  # the DiscreteRemedies layer: its services and nodes
+        policy = per_service_policy(len(probe.services), len(probe.nodes))
+        probe.close()
     model = algo(
         policy, venv, n_steps=max(64, 512 // a.envs), batch_size=64, seed=a.seed, verbose=0
     )

@@ -1,7 +1,8 @@
 """DiscreteRemedies: a ``Discrete`` action space of remedies for classic RL.
 
 Action 0 does nothing; action ``1 + r * n_services + s`` applies remedy ``REMEDIES[r]`` to serving
-service ``s`` (catalog order; ``describe(a)`` names it). Because the benchmark only credits a repair
+service ``s`` (catalog order), and action ``1 + len(REMEDIES) * n_services + j`` evacuates node ``j``
+(the app's nodes in catalog order; ``describe(a)`` names every action). Because the benchmark only credits a repair
 that cites a reported incident, each remedy first reports one automatically: the alerts firing now on
 that service, root cause the service, and as artifact what the remedy acts on (see below); or, if an
 incident this wrapper opened for the service is still open and one of its alerts still fires, adds
@@ -28,6 +29,12 @@ Remedies:
 - ``flag_off``: sets the feature flags of the service (the app catalog's ``service`` of each flag)
   whose variant is not their default back to it, on the flag ConfigMap (artifact: the first flag,
   ``flags.<name>``); with none, or on an app without flags, the action does nothing.
+
+Evacuating a node (``evacuate``) deletes the services' pods on it while it is NotReady, so that
+their deployments reschedule them on the nodes that work, as ``delete_pods`` does for one service;
+its incident names the node as root cause (artifact ``node/<name>``) and holds the alerts firing on
+the node. A lost node is a fault of the node, not of any service on it, so only this action can
+name it. With the node Ready, or nothing of the services on it, the action does nothing.
 
 ``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
 or extends that service's incident as above (artifact: its suspect change's commit, else
@@ -80,8 +87,11 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.base = marathon_of(env)
         topo = compile_topology(self.base.app)
         self.services: tuple[str, ...] = topo.names
+        self.nodes: tuple[str, ...] = tuple(nd.name for nd in topo.app.nodes)
         self._app = topo.app  # the public catalog: each flag's service and default variant
-        self.action_space = spaces.Discrete(1 + len(REMEDIES) * len(self.services))
+        self.action_space = spaces.Discrete(
+            1 + len(REMEDIES) * len(self.services) + len(self.nodes)
+        )
         self._incident_of: dict[str, str] = {}
         self._named_by: dict[
             str, str
@@ -92,8 +102,16 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         a = int(action)
         if a == 0:
             return "noop"
-        r, s = divmod(a - 1, len(self.services))
-        return f"{REMEDIES[r]} {self.services[s]}"
+        return " ".join(self.target(a))
+
+    def target(self, action: int) -> tuple[str, str]:
+        """(remedy, service) of a remedy action, or ("evacuate", node) of a node's action."""
+        a = int(action) - 1
+        n = len(REMEDIES) * len(self.services)
+        if a >= n:
+            return "evacuate", self.nodes[a - n]
+        r, s = divmod(a, len(self.services))
+        return REMEDIES[r], self.services[s]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -108,7 +126,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 f"action must be an int in [0, {self.action_space.n}), got {action!r}"
             )
         calls = self.calls(int(action))
-        svc = self.services[(int(action) - 1) % len(self.services)] if calls else None
+        remedy, svc = self.target(int(action)) if calls else ("", None)
         reports = self._reports(skip=svc, offset=_n_reports(calls)) if self.auto_report else {}
         obs, reward, terminated, truncated, info = self.env.step(
             calls + [c for cs in reports.values() for c in cs[1]]
@@ -116,7 +134,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if svc is not None:  # the remedy (last) cites the service's incident from now on
             iid = self._incident_of[svc] = calls[-1]["args"]["incident_id"]
             if any(_names_artifact(c) for c in calls):
-                self._named_by[iid] = REMEDIES[(int(action) - 1) // len(self.services)]
+                self._named_by[iid] = remedy
         for other, (iid, cs) in reports.items():
             self._incident_of[other] = iid
             if any(_names_artifact(c) for c in cs):
@@ -130,13 +148,18 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         them changes nothing."""
         if action == 0:
             return []
-        r, s = divmod(action - 1, len(self.services))
-        remedy, svc = REMEDIES[r], self.services[s]
+        remedy, svc = self.target(action)
         b = self.base.backend
+        # read once: the suspect and the incident both use it
+        alerts = self.base.alerts_view(copy=False)
+        if remedy == "evacuate":
+            pods = self._stranded_on().get(svc, [])
+            if not pods:
+                return []
+            act = [call("delete_resource", kind="pods", name=p) for p in pods]
+            iid, report = self._incident(svc, f"node/{svc}", remedy, alerts=alerts)
+            return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
         dep = b.k8s_get("deployments", svc)
-        alerts = self.base.alerts_view(
-            copy=False
-        )  # read once: the suspect and the incident both use it
         if remedy == "rollback":
             act, artifact = self._undo(svc, dep, alerts)
         elif remedy == "restart":
@@ -178,6 +201,18 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             artifact = f"flags.{next(iter(flags))}"
         iid, report = self._incident(svc, artifact, remedy, alerts=alerts)
         return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
+
+    def _stranded_on(self, stranded: dict[str, list[tuple[str, str]]] | None = None) -> dict:
+        """Per NotReady node, the services' pods on it that are not terminating (``stranded``:
+        ``stranded_pods`` as read this step, when the caller has it)."""
+        out: dict[str, list[str]] = {}
+        for dep, pods in (
+            stranded_pods(self.base.backend) if stranded is None else stranded
+        ).items():
+            if dep in self.services:
+                for pod, node in pods:
+                    out.setdefault(node, []).append(pod)
+        return out
 
     def _suspect(
         self, svc: str, alerts: list[dict] | None = None, changes: list[dict] | None = None
@@ -321,6 +356,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         def off(remedy: str, s: int) -> None:
             mask[1 + REMEDIES.index(remedy) * n + s] = 0
 
+        on_node = self._stranded_on(stranded)
+        for j, node in enumerate(self.nodes):
+            mask[1 + len(REMEDIES) * n + j] = int(node in on_node)
         for s, svc in enumerate(self.services):
             if svc not in stranded:
                 off("delete_pods", s)

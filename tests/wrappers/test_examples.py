@@ -58,8 +58,9 @@ def test_train_sb3_per_service_policy_scores_every_service_with_one_network():
     ex = load("train_sb3")
     env = ex.make_env("online-boutique", horizon=2)
     nf, nr = len(ex.SERVICE_FEATURES), len(ex.REMEDIES)
-    ns = (int(env.action_space.n) - 1) // nr
-    model = MaskablePPO(ex.per_service_policy(ns), env, n_steps=8, batch_size=8, seed=0)
+    ns, nn_ = len(env.env.services), len(env.env.nodes)
+    assert env.action_space.n == 1 + nr * ns + nn_
+    model = MaskablePPO(ex.per_service_policy(ns, nn_), env, n_steps=8, batch_size=8, seed=0)
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     obs = rng.uniform(0, 1, size=obs.shape).astype(np.float32)  # rows that differ everywhere
@@ -80,6 +81,16 @@ def test_train_sb3_per_service_policy_scores_every_service_with_one_network():
         assert b[1 + r * ns + j] == pytest.approx(a[1 + r * ns + i], abs=1e-6)
     assert b[0] == pytest.approx(a[0], abs=1e-6) and values[1] == pytest.approx(values[0], abs=1e-6)
     assert not np.allclose(a[1 + i :: ns][:nr], a[1 + j :: ns][:nr])  # the two rows differ
+    # node logits: one layer shared by every node over the context and the node's readiness, so
+    # two nodes' logits differ by one weight times their readiness difference; a swap of services
+    # leaves them alone
+    nodes = 1 + nr * ns
+    assert b[nodes:] == pytest.approx(a[nodes:], abs=1e-6)
+    with th.no_grad():  # unnormalised (a distribution's logits are shifted by a logsumexp)
+        raw = pol.action_net(pol.mlp_extractor.forward_actor(th.as_tensor(obs)[None]))[0]
+    ready = obs[ns * nf : ns * nf + nn_].astype(np.float64)
+    slope = np.diff(raw[nodes:].numpy().astype(np.float64)) / np.diff(ready)
+    assert slope == pytest.approx(np.full(nn_ - 1, slope[0]), rel=1e-3) and slope[0] != 0
     before = [p.detach().clone() for p in pol.action_net.parameters()]
     model.learn(total_timesteps=8)
     after = list(pol.action_net.parameters())

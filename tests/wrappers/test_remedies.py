@@ -20,6 +20,8 @@ def _ts(iso):
 
 
 def action_of(env, remedy, service):
+    if remedy == "evacuate":
+        return 1 + len(REMEDIES) * len(env.services) + env.nodes.index(service)
     return 1 + REMEDIES.index(remedy) * len(env.services) + env.services.index(service)
 
 
@@ -32,11 +34,15 @@ def test_action_space_and_names(make):
     env = make(DiscreteRemedies)
     n = len(env.services)
     assert len(REMEDIES) == 7
-    assert env.action_space == gym.spaces.Discrete(1 + len(REMEDIES) * n)
+    assert env.nodes == ("kind-worker", "kind-worker2", "kind-worker3", "kind-worker4")
+    assert env.action_space == gym.spaces.Discrete(1 + len(REMEDIES) * n + len(env.nodes))
     assert env.describe(0) == "noop"
     assert env.describe(action_of(env, "scale_up", "cartservice")) == "scale_up cartservice"
     assert env.describe(action_of(env, "flag_off", "frontend")) == "flag_off frontend"
-    assert {env.describe(a).split()[0] for a in range(1, env.action_space.n)} == set(REMEDIES)
+    assert env.describe(env.action_space.n - 1) == "evacuate kind-worker4"
+    names = [env.describe(a).split() for a in range(1, env.action_space.n)]
+    assert {r for r, _ in names} == {*REMEDIES, "evacuate"}
+    assert [t for r, t in names if r == "evacuate"] == list(env.nodes)
     env.reset(seed=0)
     with pytest.raises(gym.error.InvalidAction):
         env.step(env.action_space.n)
@@ -129,6 +135,40 @@ def test_delete_pods_moves_pods_off_a_notready_node(make):
     calls = env.calls(a)
     assert calls[0]["args"]["artifact"] == node
     assert [c["tool"] for c in calls[1:]] == ["delete_resource"] * (len(calls) - 1)
+
+
+def test_evacuate_moves_the_services_pods_off_a_notready_node_naming_the_node(make):
+    env = make(DiscreteRemedies)
+    _, info = env.reset(seed=0)
+    a = action_of(env, "evacuate", "kind-worker2")
+    assert info["action_mask"][a] == 0 and env.calls(a) == []  # every node is Ready
+    base = env.unwrapped
+    b = base.backend
+    on_node = sorted(
+        p["name"]
+        for p in b.k8s_get("pods", None)
+        if p["node"] == "kind-worker2" and p["deployment"] in env.services
+    )
+    assert on_node
+    b.cluster.set_node_ready("kind-worker2", False, b.now)  # what a node failure looks like
+    assert env.action_mask()[a] == 1
+    assert env.action_mask()[action_of(env, "evacuate", "kind-worker")] == 0
+    calls = env.calls(a)
+    report = calls[0]
+    assert report["tool"] == "report_incident"
+    assert report["args"]["root_cause_services"] == ["kind-worker2"]
+    assert report["args"]["artifact"] == "node/kind-worker2"
+    assert sorted(c["args"]["name"] for c in calls[1:]) == on_node
+    assert all(c["tool"] == "delete_resource" and c["args"]["kind"] == "pods" for c in calls[1:])
+    assert all(c["args"]["incident_id"] == "INC-0001" for c in calls[1:])
+    _, _, _, _, info = env.step(a)
+    assert info["remedy"] == "evacuate kind-worker2"
+    (inc,) = base.toolbox.incidents.values()
+    assert inc.culprits == ["kind-worker2"] and inc.artifact == "node/kind-worker2"
+    deleted = [i for i in base.evidence.of("intervention") if i["tool"] == "delete_resource"]
+    assert len(deleted) == len(on_node)
+    # nothing of the services is left running there, so the action has nothing more to do
+    assert info["action_mask"][a] == 0 and env.calls(a) == []
 
 
 def test_async_vector_env_runs_a_whole_episode():

@@ -8,11 +8,13 @@ service, with an automatic incident. This plays, on the same seeds:
   alert fires on its target (among those with time left for a repair to be credited): about what
   a perfect policy over this action space could score;
 - ``numeric-rule``: a short hand-written rule over ``NumericObservation``'s features only (first
-  evacuate a NotReady node that has pods of the services on it; then act on the alerting service
-  whose callees do not alert, else on the one with the most firing alerts, as an SRE follows the
-  dependencies down: scale it up if it is scaled to zero, turn its changed flags off, delete its egress lockdown, roll it back if it changed in the last 20 minutes, raise
-  its CPU limit if it is throttled, else restart it, or scale it up if no replica is ready),
-  what the observation alone supports without learning;
+  evacuate a NotReady node that has pods of the services on it, then put back the env vars that
+  differ from git of an alerting service; then act on the alerting service whose callees do not
+  alert, else on the one with the most firing alerts, as an SRE follows the dependencies down:
+  scale it up if it is scaled to zero, turn its changed flags off, delete its egress lockdown,
+  roll it back if it changed in the last 20 minutes, raise its CPU limit if it is throttled, else
+  restart it, or scale it up if no replica is ready), what the observation alone supports without
+  learning;
 - ``random``: a random masked policy, and ``noop``.
 
 It also prints, per fault mechanism, how many of the ceiling run's faults were fully credited.
@@ -93,7 +95,10 @@ class Ceiling:
             if last is not None and (healthy or now - last < RETRY_S):
                 continue
             flag = inj.detail.get("change") is not None and inj.detail["change"].flags
-            a = _action(env, "flag_off" if flag else REMEDY_OF.get(f.remedies[0], ""), f.target)
+            remedy = "flag_off" if flag else REMEDY_OF.get(f.remedies[0], "")
+            # a setting edited by hand is put back as git has it (the fault's own patch_config)
+            drift = "patch_config" in f.remedies and inj.commit is None
+            a = _action(env, "restore_env" if drift else remedy, f.target)
             if a is not None and info["action_mask"][a]:
                 self.acted[inj.index] = now
                 return a
@@ -122,6 +127,12 @@ class NumericRule:
             if f(node, "ready") == 0 and a is not None and info["action_mask"][a]:
                 return a
 
+        # an alerting service whose env differs from git was edited by hand: put it back first
+        for svc in env.services:
+            a = _action(env, "restore_env", svc)
+            if f(svc, "firing_alerts") > 0 and f(svc, "env_drift") > 0 and info["action_mask"][a]:
+                self.acted[svc] = inv
+                return a
         # the deepest alerting services first: alerts on a service whose callees alert too are
         # often its callees' trouble
         ranked = sorted(

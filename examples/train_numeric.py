@@ -1,11 +1,11 @@
 """Train a tiny policy on the numeric stack with plain numpy (REINFORCE, linear softmax policy).
 
 The stack is what classic RL libraries consume: ``NumericObservation`` (a flat float32 ``Box`` of
-observable signals) and ``DiscreteRemedies`` (no-op, or remedy x service with an automatic incident).
-The same stack works with RLlib or SB3 (``gym.make_vec(..., wrappers=[NumericObservation,
-DiscreteRemedies])``); this example only needs numpy. Episodes are cut to ``--horizon`` invocations
-to give more updates per simulated minute, and ``info["action_mask"]`` keeps the policy off actions
-that cannot do anything now.
+observable signals) and ``DiscreteRemedies`` (no-op, remedy x service or a node's evacuation, with
+an automatic incident). The same stack works with RLlib or SB3 (``gym.make_vec(...,
+wrappers=[NumericObservation, DiscreteRemedies])``); this example only needs numpy. Episodes are cut
+to ``--horizon`` invocations to give more updates per simulated minute, and ``info["action_mask"]``
+keeps the policy off actions that cannot do anything now.
 
     python examples/train_numeric.py --steps 300
 """

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sre_gym.catalogs import catalog_dir
+from sre_gym.catalogs import YAML_LOADER, catalog_dir
 from sre_gym.catalogs.schema import FixPredicate, manifest_path
 from sre_gym.sim.lint import LINTERS
 
@@ -160,7 +160,7 @@ def manifest_settings(tree: Tree, service: str) -> dict:
     path = manifest_path(service)
     if path not in tree:
         return {}
-    docs = [d for d in yaml.safe_load_all(tree[path]) if isinstance(d, dict)]
+    docs = [d for d in yaml.load_all(tree[path], Loader=YAML_LOADER) if isinstance(d, dict)]
     for d in docs:
         if d.get("kind") not in ("Deployment", "StatefulSet"):
             continue

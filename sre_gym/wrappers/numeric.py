@@ -15,7 +15,8 @@ share of CFS periods throttled among its pods), ``egress_policies`` restricting 
 ``flags_changed`` (its feature flags off their default, / 5), ``open_incident`` (1 if an open
 incident names it a root cause) and ``since_action`` (invocations since the agent's last
 intervening call on it, / 10, 1 if none: the policy's memory of its own actions, from the calls
-this wrapper passed on); then each node's readiness;
+this wrapper passed on) and ``env_drift`` (env vars of its running template that differ from its
+manifest in git, / 5: a hand edit); then each node's readiness;
 then the invocation's progress, all firing alerts (/ 100) and open incidents (/ 50). Values are
 clipped, NaN (no traffic) is 0, so every observation is inside the bounds.
 """
@@ -32,7 +33,13 @@ from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.sim.topology import compile_topology
-from sre_gym.wrappers.observed import call_workload, egress_policies, flags_changed, pod_owner
+from sre_gym.wrappers.observed import (
+    call_workload,
+    egress_policies,
+    env_drift,
+    flags_changed,
+    pod_owner,
+)
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 WINDOW = "2m"
@@ -52,6 +59,7 @@ SERVICE_FEATURES = (
     "flags_changed",
     "open_incident",
     "since_action",
+    "env_drift",
 )
 GLOBAL_FEATURES = ("progress", "firing_total", "open_incidents")
 _SPAN = 'span_kind="SPAN_KIND_SERVER"'
@@ -188,11 +196,13 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
                 1.0 if last is None else min(base.invocation - last, 10) / 10
             )
             try:
-                hist = b.k8s_describe("deployments", s)["revision_history"]
+                dep = b.k8s_describe("deployments", s)
+                hist = dep["revision_history"]
                 age = max(0.0, t - _ts(hist[-1]["created"])) if hist else 0.0
             except (OperationError, KeyError, ValueError):
-                age = 0.0
+                dep, age = None, 0.0
             f[i, col["revision_age"]] = math.log1p(age) / 10
+            f[i, col["env_drift"]] = len(env_drift(b, s, dep)) / 5 if dep is not None else 0.0
         alerts = base.alerts_view(copy=False)
         firing = [a for a in alerts if a["state"] == "firing"]
         for a in firing:

@@ -2,15 +2,21 @@
 
 ``NumericObservation`` turns them into features and ``DiscreteRemedies`` decides its remedies and
 its action mask from them, so both see one account of the cluster. Each function reads only what
-``k8s_get``/``k8s_describe`` show (never ground truth) and returns an empty answer when the backend
-cannot say.
+``k8s_get``/``k8s_describe`` and ``read_source`` show (never ground truth) and returns an empty
+answer when the backend cannot say.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
+import yaml
+
 from sre_gym.backends.base import Backend, OperationError
-from sre_gym.catalogs.schema import App
+from sre_gym.catalogs.schema import App, manifest_path
 from sre_gym.sim.flags import FLAG_FILE, variants_of
+from sre_gym.sim.source_trees import manifest_settings
 
 
 def pod_owner(pod: str) -> str:
@@ -73,6 +79,30 @@ def flags_changed(backend: Backend, app: App) -> dict[str, dict[str, str]]:
         if not f.benchmark_owned and chosen.get(f.name, f.default) != f.default:
             out.setdefault(f.service, {})[f.name] = f.default
     return out
+
+
+def env_drift(backend: Backend, service: str, dep: dict[str, Any] | None = None) -> dict[str, str]:
+    """The env vars of the service's running pod template whose value differs from its manifest at
+    the head of its repository, mapped to the manifest's value: what ``kubectl diff`` against git
+    shows of a hand edit. Variables only one side has are left out (a deploy adds them). ``dep``:
+    the deployment's ``k8s_describe``, if read; empty when either side cannot be read."""
+    read = getattr(backend, "read_source", None)
+    if read is None:
+        return {}
+    try:
+        if dep is None:
+            dep = backend.k8s_describe("deployments", service)
+        live = {e["name"]: str(e["value"]) for e in dep["template"]["env"]}
+        git = _manifest_env(service, read(service, manifest_path(service)))
+    except (OperationError, NotImplementedError, KeyError, TypeError, yaml.YAMLError):
+        return {}
+    return {k: v for k, v in git if k in live and live[k] != v}
+
+
+@functools.lru_cache(maxsize=256)  # manifests change only with a deploy: parse each text once
+def _manifest_env(service: str, text: str) -> tuple[tuple[str, str], ...]:
+    path = manifest_path(service)
+    return tuple(manifest_settings({path: text}, service).get("env", {}).items())
 
 
 def call_workload(call: dict, backend: Backend, app: App) -> str | None:

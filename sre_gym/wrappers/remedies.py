@@ -29,6 +29,9 @@ Remedies:
 - ``flag_off``: sets the feature flags of the service (the app catalog's ``service`` of each flag)
   whose variant is not their default back to it, on the flag ConfigMap (artifact: the first flag,
   ``flags.<name>``); with none, or on an app without flags, the action does nothing.
+- ``restore_env``: sets the env vars of the service's running template whose value differs from
+  its manifest in git (a hand edit, which ``list_changes`` does not show) back to the manifest's
+  value (artifact: the first, ``env.<NAME>``); with none, the action does nothing.
 
 Evacuating a node (``evacuate``) deletes the services' pods on it while it is NotReady, so that
 their deployments reschedule them on the nodes that work, as ``delete_pods`` does for one service;
@@ -37,8 +40,8 @@ the node. A lost node is a fault of the node, not of any service on it, so only 
 name it. With the node Ready, or nothing of the services on it, the action does nothing.
 
 ``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
-or extends that service's incident as above (artifact: its suspect change's commit, else
-``deployment/svc``) without acting. A policy then earns correlation without spending its one action
+or extends that service's incident as above (artifact: its first env var off git, else its suspect
+change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without spending its one action
 on it, and its actions decide repairs; a no-op policy no longer scores 0 (the automatic reports are
 scored like any others). ``info["remedy"]`` says what was done and ``info["action_mask"]`` marks the
 actions that can do something now (for masked policies).
@@ -56,7 +59,7 @@ from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.catalogs.schema import parse_cpu
 from sre_gym.clock import MAX_REPLICAS, parse_time
 from sre_gym.sim.topology import compile_topology
-from sre_gym.wrappers.observed import egress_policies, flags_changed, stranded_pods
+from sre_gym.wrappers.observed import egress_policies, env_drift, flags_changed, stranded_pods
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
 REMEDIES = (
@@ -67,6 +70,7 @@ REMEDIES = (
     "raise_cpu",
     "delete_netpol",
     "flag_off",
+    "restore_env",
 )
 # raise_cpu's bound, so that repeated raises stop: 4 cores, more than any pod of the catalogs asks for
 MAX_CPU_CORES = 4.0
@@ -189,6 +193,15 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 return []
             act = [call("delete_resource", kind="networkpolicies", name=policies[-1])]
             artifact = f"networkpolicy/{policies[-1]}"
+        elif remedy == "restore_env":
+            drift = env_drift(b, svc)
+            if not drift:
+                return []
+            act = [
+                call("patch_config", deployment=svc, key=f"env.{k}", value=v)
+                for k, v in drift.items()
+            ]
+            artifact = f"env.{next(iter(drift))}"
         else:
             flags = flags_changed(b, self._app).get(svc, {})
             if not flags:
@@ -289,7 +302,14 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             if svc == skip or svc not in firing:
                 continue
             sus = self._suspect(svc, alerts, changes)
-            artifact = sus["sha"] if sus is not None else f"deployment/{svc}"
+            drift = env_drift(self.base.backend, svc)
+            artifact = (
+                f"env.{next(iter(drift))}"  # a hand edit off git is the likelier culprit
+                if drift
+                else sus["sha"]
+                if sus is not None
+                else f"deployment/{svc}"
+            )
             iid, cs = self._incident(svc, artifact, "report", offset=offset, alerts=alerts)
             if cs:
                 out[svc] = (iid, cs)
@@ -370,6 +390,7 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 dep = b.k8s_describe("deployments", svc)
             except OperationError:
                 off("raise_cpu", s)
+                off("restore_env", s)
                 continue
             if len(dep["revision_history"]) < 2:
                 off("rollback", s)
@@ -377,6 +398,8 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 off("scale_up", s)
             if self._raised_cpu(svc, dep) is None:
                 off("raise_cpu", s)
+            if not env_drift(b, svc, dep):
+                off("restore_env", s)
         return mask
 
     def _info(self, info: dict, done: str) -> dict:

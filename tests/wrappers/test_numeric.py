@@ -104,7 +104,7 @@ def test_deterministic_per_seed(make):
 
 
 def test_features_for_cpu_egress_and_flag_trouble(make):
-    """Each of the three remedies' own signals shows on the faulty service only."""
+    """Each of the four remedies' own signals shows on the faulty service only."""
     cases = [
         ("online-boutique", "ob-cpu-hog-frontend", "frontend", "cpu_throttle"),
         (
@@ -114,6 +114,7 @@ def test_features_for_cpu_egress_and_flag_trouble(make):
             "egress_policies",
         ),
         ("astronomy-shop", "as-flag-adfailure-on", "ad", "flags_changed"),
+        ("online-boutique", "ob-addr-drift-frontend-cartservice", "frontend", "env_drift"),
     ]
     for app, fid, svc, feature in cases:
         env = make(NumericObservation, app=app, noise="off", schedule="short")
@@ -125,7 +126,8 @@ def test_features_for_cpu_egress_and_flag_trouble(make):
             obs, *_ = env.step([])
         f = dict(zip(names, obs, strict=True))
         others = [f[f"{s}.{feature}"] for s in env.services if s != svc]
-        floor = 0.5 if feature == "cpu_throttle" else 0.2  # throttled periods; one policy or flag
+        # throttled periods; one policy, flag or env var
+        floor = 0.5 if feature == "cpu_throttle" else 0.2
         assert f[f"{svc}.{feature}"] >= floor and max(others) < floor, (fid, f[f"{svc}.{feature}"])
 
 

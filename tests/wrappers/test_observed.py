@@ -7,6 +7,7 @@ from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.observed import (
     call_workload,
     egress_policies,
+    env_drift,
     flags_changed,
     pod_owner,
     stranded_pods,
@@ -76,6 +77,35 @@ class _Policies:
     def k8s_get(self, kind, name):
         assert kind == "networkpolicies" and name is None
         return self.policies
+
+
+def test_env_drift_is_a_hand_edit_that_git_does_not_have(make):
+    fid = "ob-addr-drift-frontend-cartservice"
+    b = _backend(make, faults=[{"fault": fid, "start": 120, "end": 1500}], until=2)
+    services = compile_topology("online-boutique").names
+    assert {s: d for s in services if (d := env_drift(b, s))} == {
+        "frontend": {"CART_SERVICE_ADDR": "cartservice:7070"}  # the manifest's value
+    }
+    # a setting put back as git has it is no drift; a variable git lacks is none either
+    b.patch_config("frontend", "env.CART_SERVICE_ADDR", "cartservice:7070", b.now)
+    b.patch_config("frontend", "env.EXTRA_FLAG", "1", b.now)
+    assert env_drift(b, "frontend") == {}
+    b.patch_config("frontend", "resources.limits.cpu", "900m", b.now)  # env vars only
+    assert env_drift(b, "frontend") == {}
+
+
+def test_env_drift_is_empty_without_source_repositories(make):
+    class NoSource:
+        def __init__(self, b):
+            self.b = b
+
+        def k8s_describe(self, kind, name):
+            return self.b.k8s_describe(kind, name)
+
+    b = _backend(make)
+    b.patch_config("frontend", "env.CART_SERVICE_ADDR", "elsewhere:1", b.now)
+    assert env_drift(b, "frontend") == {"CART_SERVICE_ADDR": "cartservice:7070"}
+    assert env_drift(NoSource(b), "frontend") == {}
 
 
 def test_egress_policies_know_the_charts_name_labels():

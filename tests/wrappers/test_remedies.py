@@ -11,6 +11,7 @@ import pytest
 from sre_gym.backends.base import alert_entities
 from sre_gym.envs.marathon import N_INVOCATIONS
 from sre_gym.wrappers import REMEDIES, DiscreteRemedies, NumericObservation
+from sre_gym.wrappers.observed import env_drift
 
 
 def _ts(iso):
@@ -33,7 +34,7 @@ def test_check_env_passes_for_the_numeric_stack(make, strict_check, auto_report)
 def test_action_space_and_names(make):
     env = make(DiscreteRemedies)
     n = len(env.services)
-    assert len(REMEDIES) == 7
+    assert len(REMEDIES) == 8
     assert env.nodes == ("kind-worker", "kind-worker2", "kind-worker3", "kind-worker4")
     assert env.action_space == gym.spaces.Discrete(1 + len(REMEDIES) * n + len(env.nodes))
     assert env.describe(0) == "noop"
@@ -169,6 +170,40 @@ def test_evacuate_moves_the_services_pods_off_a_notready_node_naming_the_node(ma
     assert len(deleted) == len(on_node)
     # nothing of the services is left running there, so the action has nothing more to do
     assert info["action_mask"][a] == 0 and env.calls(a) == []
+
+
+def test_restore_env_puts_a_hand_edited_setting_back_as_git_has_it(make):
+    env = make(DiscreteRemedies)
+    _, info = env.reset(seed=0)
+    a = action_of(env, "restore_env", "checkoutservice")
+    assert info["action_mask"][a] == 0 and env.calls(a) == []  # nothing drifted yet
+    b = env.unwrapped.backend
+    # what a config-drift fault does: an edit that no change in list_changes explains
+    b.cluster.patch("checkoutservice", "env.CURRENCY_SERVICE_ADDR", "currencyservice:7001", b.now)
+    assert env.action_mask()[a] == 1
+    assert env.action_mask()[action_of(env, "restore_env", "frontend")] == 0
+    calls = env.calls(a)
+    assert calls[0]["tool"] == "report_incident"
+    assert calls[0]["args"]["artifact"] == "env.CURRENCY_SERVICE_ADDR"
+    assert calls[1:] == [
+        {
+            "tool": "patch_config",
+            "args": {
+                "deployment": "checkoutservice",
+                "key": "env.CURRENCY_SERVICE_ADDR",
+                "value": "currencyservice:7000",
+                "incident_id": "INC-0001",
+            },
+        }
+    ]
+    _, _, _, _, info = env.step(a)
+    assert info["remedy"] == "restore_env checkoutservice"
+    env_vars = b.k8s_describe("deployments", "checkoutservice")["template"]["env"]
+    assert {"name": "CURRENCY_SERVICE_ADDR", "value": "currencyservice:7000"} in env_vars
+    # that var no longer differs from git (the marathon's own faults may have edited another since,
+    # and the mask follows them)
+    drift = env_drift(b, "checkoutservice")
+    assert "CURRENCY_SERVICE_ADDR" not in drift and info["action_mask"][a] == int(bool(drift))
 
 
 def test_async_vector_env_runs_a_whole_episode():

@@ -59,7 +59,7 @@ MIN_LEFT_S = 90
 
 
 def _action(env: DiscreteRemedies, remedy: str, target: str) -> int | None:
-    """The action of ``remedy`` on a service (or of ``evacuate`` on a node); None if there is none."""
+    """The action of ``remedy`` on a service (or of ``evacuate`` on a node); None if none."""
     n = len(REMEDIES) * len(env.services)
     if remedy == "evacuate":
         return 1 + n + env.nodes.index(target) if target in env.nodes else None

@@ -1,8 +1,8 @@
 """Train MaskablePPO (sb3-contrib) on the numeric stack, then score it on held-out seeds.
 
 The stack is ``NumericObservation`` (a flat float32 ``Box``) and ``DiscreteRemedies`` (no-op,
-remedy x service or a node's evacuation, with an automatic incident); ``info["action_mask"]`` says which actions can do
-anything now, and MaskablePPO samples only those. Training episodes are cut to ``--horizon``
+remedy x service or a node's evacuation, with an automatic incident); ``info["action_mask"]``
+says which actions can do anything now, and MaskablePPO samples only those. Training episodes are cut to ``--horizon``
 invocations (more updates per simulated hour); evaluation plays whole episodes, so a policy's return
 is its Marathon-Score. It is compared with a random masked policy and with no-op on the same seeds.
 

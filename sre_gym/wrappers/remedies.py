@@ -1,16 +1,16 @@
 """DiscreteRemedies: a ``Discrete`` action space of remedies for classic RL.
 
 Action 0 does nothing; action ``1 + r * n_services + s`` applies remedy ``REMEDIES[r]`` to serving
-service ``s`` (catalog order), and action ``1 + len(REMEDIES) * n_services + j`` evacuates node ``j``
-(the app's nodes in catalog order; ``describe(a)`` names every action). Because the benchmark only credits a repair
-that cites a reported incident, each remedy first reports one automatically: the alerts firing now on
-that service, root cause the service, and as artifact what the remedy acts on (see below); or, if an
-incident this wrapper opened for the service is still open and one of its alerts still fires, adds
-the new firing alerts to it (naming this remedy's artifact instead, unless the same kind of
-remedy named it), and then applies the remedy citing it. Once every alert of that incident has
-resolved, firing alerts on the service are a new episode of trouble: the old incident is resolved
-and a new one reported, so one service can be credited for each of its faults. Everything it
-decides from is what an agent sees (alerts, ``list_changes``, k8s state).
+service ``s`` (catalog order), and action ``1 + len(REMEDIES) * n_services + j`` evacuates node
+``j`` (the app's nodes in catalog order); ``describe(a)`` names each action. Because the benchmark
+only credits a repair that cites a reported incident, each remedy first reports one automatically:
+the alerts firing now on that service, root cause the service, and as artifact what the remedy acts
+on (see below); or, if an incident this wrapper opened for the service is still open and one of its
+alerts still fires, adds the new firing alerts to it (naming this remedy's artifact instead, unless
+the same kind of remedy named it), and then applies the remedy citing it. Once every alert of that
+incident has resolved, firing alerts on the service are a new episode of trouble: the old incident
+is resolved and a new one reported, so one service can be credited for each of its faults.
+Everything it decides from is what an agent sees (alerts, ``list_changes``, k8s state, git).
 
 Remedies:
 - ``rollback`` undoes the service's *suspect change*: the last deploy to it at or before the first
@@ -41,10 +41,10 @@ name it. With the node Ready, or nothing of the services on it, the action does 
 
 ``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
 or extends that service's incident as above (artifact: its first env var off git, else its suspect
-change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without spending its one action
-on it, and its actions decide repairs; a no-op policy no longer scores 0 (the automatic reports are
-scored like any others). ``info["remedy"]`` says what was done and ``info["action_mask"]`` marks the
-actions that can do something now (for masked policies).
+change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without
+spending its one action on it, and its actions decide repairs; a no-op policy no longer scores 0
+(the automatic reports are scored like any others). ``info["remedy"]`` says what was done and
+``info["action_mask"]`` marks the actions that can do something now (for masked policies).
 """
 
 from __future__ import annotations
@@ -152,17 +152,29 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         them changes nothing."""
         if action == 0:
             return []
-        remedy, svc = self.target(action)
-        b = self.base.backend
+        remedy, name = self.target(action)
         # read once: the suspect and the incident both use it
         alerts = self.base.alerts_view(copy=False)
         if remedy == "evacuate":
-            pods = self._stranded_on().get(svc, [])
-            if not pods:
-                return []
-            act = [call("delete_resource", kind="pods", name=p) for p in pods]
-            iid, report = self._incident(svc, f"node/{svc}", remedy, alerts=alerts)
-            return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
+            pods = self._stranded_on().get(name, [])
+            planned = (
+                ([call("delete_resource", kind="pods", name=p) for p in pods], f"node/{name}")
+                if pods
+                else None
+            )
+        else:
+            planned = self._remedy(remedy, name, alerts)
+        if planned is None:
+            return []
+        act, artifact = planned
+        iid, report = self._incident(name, artifact, remedy, alerts=alerts)
+        return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
+
+    def _remedy(
+        self, remedy: str, svc: str, alerts: list[dict]
+    ) -> tuple[list[dict[str, Any]], str] | None:
+        """The calls of ``remedy`` on ``svc`` and the artifact they act on (None: nothing to do)."""
+        b = self.base.backend
         dep = b.k8s_get("deployments", svc)
         if remedy == "rollback":
             act, artifact = self._undo(svc, dep, alerts)
@@ -178,25 +190,25 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         elif remedy == "delete_pods":
             stranded = stranded_pods(b).get(svc, [])
             if not stranded:
-                return []
+                return None
             act = [call("delete_resource", kind="pods", name=p) for p, _ in stranded]
             artifact = stranded[0][1]
         elif remedy == "raise_cpu":
             cores = self._raised_cpu(svc)
             if cores is None:
-                return []
+                return None
             act = [call("patch_config", deployment=svc, key="resources.limits.cpu", value=cores)]
             artifact = f"deployment/{svc}"
         elif remedy == "delete_netpol":
             policies = egress_policies(b, self.services).get(svc, [])
             if not policies:
-                return []
+                return None
             act = [call("delete_resource", kind="networkpolicies", name=policies[-1])]
             artifact = f"networkpolicy/{policies[-1]}"
         elif remedy == "restore_env":
             drift = env_drift(b, svc)
             if not drift:
-                return []
+                return None
             act = [
                 call("patch_config", deployment=svc, key=f"env.{k}", value=v)
                 for k, v in drift.items()
@@ -205,15 +217,14 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         else:
             flags = flags_changed(b, self._app).get(svc, {})
             if not flags:
-                return []
+                return None
             # flagd reads the flag file from its ConfigMap: patched through the flagd deployment
             act = [
                 call("patch_config", deployment="flagd", key=f"flags.{f}", value=v)
                 for f, v in flags.items()
             ]
             artifact = f"flags.{next(iter(flags))}"
-        iid, report = self._incident(svc, artifact, remedy, alerts=alerts)
-        return [*report, *({**c, "args": {**c["args"], "incident_id": iid}} for c in act)]
+        return act, artifact
 
     def _stranded_on(self, stranded: dict[str, list[tuple[str, str]]] | None = None) -> dict:
         """Per NotReady node, the services' pods on it that are not terminating (``stranded``:

@@ -39,9 +39,9 @@ its incident names the node as root cause (artifact ``node/<name>``) and holds t
 the node. A lost node is a fault of the node, not of any service on it, so only this action can
 name it. With the node Ready, or nothing of the services on it, the action does nothing.
 
-``auto_report=True`` also files, every invocation, each other service with firing alerts: it opens
-or extends that service's incident as above (artifact: its first env var off git, else its suspect
-change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without
+``auto_report=True`` also files, every invocation, each other node and service with firing alerts:
+it opens or extends its incident as above (artifact: ``node/<name>`` for a node; for a service its
+first env var off git, else its suspect change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without
 spending its one action on it, and its actions decide repairs; a no-op policy no longer scores 0
 (the automatic reports are scored like any others). ``info["remedy"]`` says what was done and
 ``info["action_mask"]`` marks the actions that can do something now (for masked policies).
@@ -298,9 +298,9 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return f"{int(round(min(2.0 * cur, MAX_CPU_CORES) * 1000))}m"
 
     def _reports(self, skip: str | None, offset: int) -> dict[str, tuple[str, list[dict]]]:
-        """``auto_report``: per other service with alerts firing on it and not yet in its open
-        incident, that incident and the calls that open or extend it (``offset``: incidents the
-        step's remedy opens first)."""
+        """``auto_report``: per other service or node with alerts firing on it and not yet in its
+        open incident, that incident and the calls that open or extend it (``offset``: incidents
+        the step's remedy opens first)."""
         out: dict[str, tuple[str, list[dict]]] = {}
         # read once: nothing runs between these decisions
         alerts = self.base.alerts_view(copy=False)
@@ -309,6 +309,14 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
             changes = self.base.backend.changes()
         except (OperationError, NotImplementedError):
             changes = []
+        for node in self.nodes:  # a lost node's alerts are about the node, not its services
+            if node != skip and node in firing:
+                iid, cs = self._incident(
+                    node, f"node/{node}", "report", offset=offset, alerts=alerts
+                )
+                if cs:
+                    out[node] = (iid, cs)
+                    offset += _n_reports(cs)
         for svc in self.services:
             if svc == skip or svc not in firing:
                 continue

@@ -299,6 +299,29 @@ def test_auto_report_files_every_firing_service_and_numbers_incidents_as_the_too
             assert inc.status == "open" and inc.culprits == [s]
 
 
+def test_auto_report_files_a_lost_node_under_the_node(make):
+    env = DiscreteRemedies(make(NumericObservation), auto_report=True)
+    env.reset(seed=0)
+    base = env.unwrapped
+    b = base.backend
+    b.cluster.set_node_ready("kind-worker3", False, b.now)
+
+    def node_alerts():
+        return {
+            a["id"]
+            for a in base.alerts_view()
+            if a["state"] == "firing" and "kind-worker3" in alert_entities(a["labels"])
+        }
+
+    _run_until(env, node_alerts)
+    seen = node_alerts()
+    env.step(0)  # filed in the invocation that sees them
+    inc = base.toolbox.incidents[env._incident_of["kind-worker3"]]
+    assert inc.culprits == ["kind-worker3"] and inc.artifact == "node/kind-worker3"
+    assert seen <= set(inc.alerts)
+    assert all(x["ok"] for x in base.last_results), base.last_results
+
+
 def _run_until(env, pred, limit=20):
     for _ in range(limit):
         if pred():

@@ -1,19 +1,20 @@
 """Train MaskablePPO (sb3-contrib) on the numeric stack, then score it on held-out seeds.
 
-The stack is ``NumericObservation`` (a flat float32 ``Box``) and ``DiscreteRemedies`` (no-op,
-remedy x service or a node's evacuation, with an automatic incident); ``info["action_mask"]``
-says which actions can do anything now, and MaskablePPO samples only those. Training episodes are cut to ``--horizon``
-invocations (more updates per simulated hour); evaluation plays whole episodes, so a policy's return
-is its Marathon-Score. It is compared with a random masked policy and with no-op on the same seeds.
+The stack is ``NumericObservation`` (a flat float32 ``Box``) and ``DiscreteRemedies`` (no-op, remedy
+x service or a node's evacuation, with an automatic incident); ``info["action_mask"]`` says which
+actions can do anything now, and MaskablePPO samples only those. Training episodes are cut to
+``--horizon`` invocations (more updates per simulated hour); evaluation plays whole episodes, so a
+policy's return is its Marathon-Score. It is compared with a random masked policy and with no-op on
+the same seeds.
 
 ``--policy per-service`` (the default) reads the observation as it is laid out, one row of
 ``SERVICE_FEATURES`` per service, and scores each service's remedies with one network shared by all
-services (its input: the row, plus the nodes, the globals, and the mean and maximum of every
-feature over the services); the no-op and the value come from that pooled context, and each
-node's evacuation from it and the node's readiness. What it learns
-about "this service alerts and its callees do not" carries over to every service. ``--policy mlp``
-is sb3's ``MlpPolicy``: one dense network over the whole vector, which learns that again for each
-service's position (``benchmarks/RESULTS.md`` compares the two).
+services (its input: the row, plus the nodes, the globals, and the mean and maximum of every feature
+over the services); the no-op and the value come from that pooled context, and each node's
+evacuation from it and the node's readiness. What it learns about "this service alerts and its
+callees do not" carries over to every service. ``--policy mlp`` is sb3's ``MlpPolicy``: one dense
+network over the whole vector, which learns that again for each service's position
+(``benchmarks/RESULTS.md`` compares the two).
 
 Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build of torch is enough):
 

@@ -7,7 +7,11 @@ then ``--episodes`` episodes, and prints seconds per episode and the share of ea
 only acting episodes have are timed too. Stages may nest (the no-action counterfactual's dynamics
 count under both), so the shares need not add up to 100 %.
 
+``--no-counterfactual`` runs the env as the training examples do, without the scorecard's no-action
+run.
+
 Run: python benchmarks/episode_profile.py [--app APP] [--episodes N] [--policy noop|random-masked]
+     [--no-counterfactual]
 """
 
 from __future__ import annotations
@@ -33,12 +37,15 @@ STAGES = (
 )
 # stages of episodes in which the agent acts (``--policy random-masked``)
 ACTING_STAGES = (
-    ("scoring (reward every step)", "sre_gym.envs.marathon", "score"),
+    ("scoring (reward every step)", "sre_gym.envs.marathon", "marathon_score"),
+    ("scorecard (episode end)", "sre_gym.envs.marathon", "score"),
     ("no-action counterfactual", "sre_gym.envs.marathon", "noaction_entry"),
     ("persistence challenges", "sre_gym.sim.faults.persistence", "PersistenceChecker._challenge"),
+    ("  of which world forks", "sre_gym.sim.cluster", "SimCluster.fork"),
     ("tool calls", "sre_gym.tools.dispatch", "Toolbox.execute"),
     ("numeric features", "sre_gym.wrappers.numeric", "NumericObservation.features"),
     ("action mask", "sre_gym.wrappers.remedies", "DiscreteRemedies.action_mask"),
+    ("reset", "sre_gym.envs.marathon", "SREMarathonEnv.reset"),
 )
 
 
@@ -66,6 +73,11 @@ def main() -> None:
     ap.add_argument("--app", default="online-boutique")
     ap.add_argument("--episodes", type=int, default=2)
     ap.add_argument("--policy", choices=("noop", "random-masked"), default="noop")
+    ap.add_argument(
+        "--no-counterfactual",
+        action="store_true",
+        help="counterfactual=False, as the training examples run the env",
+    )
     a = ap.parse_args()
     import gymnasium as gym
     import numpy as np
@@ -80,7 +92,7 @@ def main() -> None:
         for p in path:
             owner = getattr(owner, p)
         _wrap(owner, attr, name, cost)
-    env = gym.make("SREMarathon-v0", app=a.app)
+    env = gym.make("SREMarathon-v0", app=a.app, counterfactual=not a.no_counterfactual)
     if a.policy == "random-masked":
         from sre_gym.wrappers import DiscreteRemedies, NumericObservation
 
@@ -117,7 +129,10 @@ def main() -> None:
     total = time.perf_counter() - t0
     gc.callbacks.remove(on_gc)
     n = a.episodes
-    print(f"app={a.app} policy={a.policy} episodes={n} episode_s={total / n:.3f}")
+    print(
+        f"app={a.app} policy={a.policy} counterfactual={not a.no_counterfactual} episodes={n} "
+        f"episode_s={total / n:.3f}"
+    )
     for name, _, _ in stages:
         print(f"{name:28s} {cost[name] / n:6.3f} s/episode {100 * cost[name] / total:5.1f} %")
     print(f"{'full GC collections':28s} {full_gc['s'] / n:6.3f} s/episode")

@@ -13,8 +13,10 @@ the machine.
 ``NumericObservation`` instead of no-ops: what an RL learner's episodes cost, with interventions,
 incidents, the numeric features, the action mask and the no-action counterfactual.
 
+``--no-counterfactual`` runs the env with ``counterfactual=False``, as the training examples do.
+
 Run: python benchmarks/episode_speed.py [--episodes N] [--app APP] [--cpu] [--policy P]
-     [--compare REF [--rounds K]]
+     [--no-counterfactual] [--compare REF [--rounds K]]
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ import gymnasium as gym
 import numpy as np
 import sre_gym
 app, n, clock, policy = sys.argv[1], int(sys.argv[2]), getattr(time, sys.argv[3]), sys.argv[4]
-env = gym.make("SREMarathon-v0", app=app)
+kwargs = {} if sys.argv[5] == "1" else {"counterfactual": False}
+env = gym.make("SREMarathon-v0", app=app, **kwargs)
 if policy == "random-masked":
     from sre_gym.wrappers import DiscreteRemedies, NumericObservation
     env = DiscreteRemedies(NumericObservation(env))
@@ -61,14 +64,19 @@ print(json.dumps([episode(s) for s in range(n)]))
 
 
 def timed(
-    tree: Path, app: str, n: int, clock: str = "perf_counter", policy: str = "noop"
+    tree: Path,
+    app: str,
+    n: int,
+    clock: str = "perf_counter",
+    policy: str = "noop",
+    counterfactual: bool = True,
 ) -> list[float]:
     """Seconds of ``n`` episodes of ``app`` with the sre_gym of ``tree`` (``clock``:
     ``perf_counter`` for wall time, ``process_time`` for the process's CPU time; ``policy``:
-    ``noop``, or ``random-masked`` on the numeric stack)."""
+    ``noop``, or ``random-masked`` on the numeric stack; ``counterfactual``: the env argument)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, app, str(n), clock, policy],
+        [sys.executable, "-c", CHILD, app, str(n), clock, policy, "1" if counterfactual else "0"],
         env=env,
         cwd=tree,
         capture_output=True,
@@ -80,7 +88,13 @@ def timed(
 
 
 def compare(
-    ref: str, app: str, n: int, rounds: int, clock: str = "perf_counter", policy: str = "noop"
+    ref: str,
+    app: str,
+    n: int,
+    rounds: int,
+    clock: str = "perf_counter",
+    policy: str = "noop",
+    counterfactual: bool = True,
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="sre-gym-ref-") as tmp:
         wt = Path(tmp) / "ref"
@@ -92,8 +106,8 @@ def compare(
         try:
             times: dict[str, list[float]] = {"ref": [], "head": []}
             for _ in range(rounds):
-                times["ref"] += timed(wt, app, n, clock, policy)
-                times["head"] += timed(ROOT, app, n, clock, policy)
+                times["ref"] += timed(wt, app, n, clock, policy, counterfactual)
+                times["head"] += timed(ROOT, app, n, clock, policy, counterfactual)
         finally:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)],
@@ -101,8 +115,8 @@ def compare(
             )
     ref_med, head_med = statistics.median(times["ref"]), statistics.median(times["head"])
     print(
-        f"app={app} policy={policy} episodes={len(times['head'])} per tree, {rounds} alternating "
-        f"rounds, clock={clock}"
+        f"app={app} policy={policy} counterfactual={counterfactual} episodes={len(times['head'])} "
+        f"per tree, {rounds} alternating rounds, clock={clock}"
     )
     print(f"ref={ref} median_s={ref_med:.3f}")
     print(f"head median_s={head_med:.3f}")
@@ -127,15 +141,22 @@ def main() -> None:
         help="noop: empty actions; random-masked: a seeded random policy over the numeric stack's "
         "masked discrete remedies (what an RL learner's first episodes cost)",
     )
+    ap.add_argument(
+        "--no-counterfactual",
+        action="store_true",
+        help="counterfactual=False, as the training examples run the env (a reference commit "
+        "older than that argument cannot run this)",
+    )
     a = ap.parse_args()
     clock = "process_time" if a.cpu else "perf_counter"
+    cf = not a.no_counterfactual
     if a.compare:
-        compare(a.compare, a.app, a.episodes, a.rounds, clock, a.policy)
+        compare(a.compare, a.app, a.episodes, a.rounds, clock, a.policy, cf)
         return
-    times = timed(ROOT, a.app, a.episodes, clock, a.policy)
+    times = timed(ROOT, a.app, a.episodes, clock, a.policy, cf)
     med = statistics.median(times)
     print(
-        f"app={a.app} policy={a.policy} episodes={a.episodes} median_s={med:.3f} "
+        f"app={a.app} policy={a.policy} counterfactual={cf} episodes={a.episodes} median_s={med:.3f} "
         f"min_s={min(times):.3f} max_s={max(times):.3f}"
     )
     print(f"speedup_over_real_time={5400 / med:.0f}x")

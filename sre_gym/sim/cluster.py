@@ -246,15 +246,22 @@ class SimCluster(Interventions, Deploys):
         self._beh_version = len(ps)
 
     # ------------------------------------------------------------------ forks
-    def fork(self) -> SimCluster:
+    def fork(self, keep: Callable[[tuple], bool] | None = None) -> SimCluster:
         """An independent copy of the world that simulates on without telemetry or records.
 
-        Used for what-if checks (repair persistence) that must not touch the real run.
+        Used for what-if checks (repair persistence) that must not touch the real run. ``keep``:
+        which scheduled actions (``(time, sequence, function)``) the fork takes over; all by
+        default. The rest are left out before copying, which is most of a fork's cost.
         """
         heavy = ("tsdb", "metrics", *[k for k in vars(self) if k.startswith("rec_")])
         saved = {k: getattr(self, k) for k in heavy}
+        if keep is not None:
+            heavy = (*heavy, "_actions")
+            saved["_actions"] = self._actions
         for k in heavy:
             setattr(self, k, None)
+        if keep is not None:
+            self._actions = [a for a in saved["_actions"] if keep(a)]
         # read-only or append-only structures are shared with the fork instead of copied
         w = self.world
         shared: list[object] = [

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -188,3 +190,32 @@ def test_scheduled_actions_run_in_time_then_insertion_order_with_their_own_time(
     assert seen == [("a", t + 3), ("b", t + 20), ("c", t + 20)]
     cl.advance_to(t + 45)
     assert seen[-1] == ("d", t + 31)
+
+
+def _note(log: list, x: float) -> None:
+    log.append(x)
+
+
+def test_a_fork_takes_over_only_the_kept_actions_and_simulates_as_a_filtered_copy(cl):
+    t = cl.now
+    cl.at(t + 20, functools.partial(_note, []))
+    cl.at(t + 40, functools.partial(_note, []))
+    before = list(cl._actions)
+
+    def keep(a: tuple) -> bool:
+        return a[0] != t + 40
+
+    lean = cl.fork(keep)
+    full = cl.fork()
+    full._actions = [a for a in full._actions if keep(a)]
+    assert cl._actions == before  # the real run keeps every action
+    assert [a[:2] for a in lean._actions] == [a[:2] for a in full._actions]
+    assert t + 20 in [a[0] for a in lean._actions] and t + 40 not in [a[0] for a in lean._actions]
+    assert lean._actions[0][2] is not before[0][2]  # copied, not shared
+    for f in (lean, full):
+        f.advance_to(t + 300)
+    arrays = [k for k, v in vars(full).items() if isinstance(v, np.ndarray)]
+    assert arrays
+    for k in arrays:
+        assert np.array_equal(getattr(lean, k), getattr(full, k), equal_nan=True), k
+    assert np.array_equal(lean.pods.ready[: lean.pods.n], full.pods.ready[: full.pods.n])

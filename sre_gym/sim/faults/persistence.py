@@ -132,9 +132,6 @@ class PersistenceChecker:
 
     def _challenge(self, inj: Injection, w: Watch, t: float) -> None:
         cl = self.inj.cl
-        fork_cl = cl.fork()
-        fork = next(h.__self__ for h in fork_cl.tick_hooks if h.__name__ == "_on_tick")
-        fork.persistence.enabled = False
 
         # the question is whether this repair persists, not what the next fault does: no new
         # injections, deploys or benign disturbances in the fork (what is under way goes on and
@@ -146,7 +143,9 @@ class PersistenceChecker:
                 return False
             return not (fn.__name__ == "_revert" and a[2].args == (inj.index,))
 
-        fork_cl._actions = [a for a in fork_cl._actions if keep(a)]
+        fork_cl = cl.fork(keep)
+        fork = next(h.__self__ for h in fork_cl.tick_hooks if h.__name__ == "_on_tick")
+        fork.persistence.enabled = False
         f = inj.fault
         kind = "none"
         if f.target in {d.name for d in fork_cl.world.deployments}:

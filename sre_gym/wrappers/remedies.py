@@ -320,8 +320,8 @@ class DiscreteRemedies(gym.Wrapper, gym.utils.RecordConstructorArgs):
         for svc in self.services:
             if svc == skip or svc not in firing:
                 continue
-            sus = self._suspect(svc, alerts, changes)
             drift = env_drift(self.base.backend, svc)
+            sus = None if drift else self._suspect(svc, alerts, changes)
             artifact = (
                 f"env.{next(iter(drift))}"  # a hand edit off git is the likelier culprit
                 if drift

@@ -10,7 +10,8 @@ and prints steps per second for each (the median of ``--rounds`` runs of ``--ste
 resets included). A native batched env, one numpy state with a leading episode axis, is not built:
 the numeric observation is read through the PromQL engine, the Kubernetes views and the alert rules
 of each episode's own simulated cluster, so per-episode work cannot be shared across seeds without
-a simulator rebuilt around a batch axis.
+a simulator rebuilt around a batch axis (``benchmarks/RESULTS.md``, stop 33, bounds what an episode
+axis could share: about 30 % of a step is array math).
 
 Run: python benchmarks/vector_speed.py [--app APP] [--steps N] [--rounds K]
 """

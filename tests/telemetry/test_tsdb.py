@@ -45,21 +45,21 @@ def test_row_hints_size_a_family_once_and_record_its_rows():
     for i in range(9):
         fam2.row((f"p{i}",))
     block = fam2.data
-    assert block.shape == (512, 400) and np.isnan(block).all()  # the hint, rounded up
-    for i in range(9, 512):
+    assert block.shape == (320, 400) and np.isnan(block).all()  # the hint, rounded up
+    for i in range(9, 320):
         assert fam2.row((f"p{i}",)) == i
     assert fam2.data is block  # no regrowth up to the rounded hint
-    assert hints["kube_pod_info"] == 512
-    fam2.row(("p512",))
-    assert fam2.data.shape[0] > 512 and hints["kube_pod_info"] == 513
+    assert hints["kube_pod_info"] == 320
+    fam2.row(("p320",))
+    assert fam2.data.shape[0] > 320 and hints["kube_pod_info"] == 321
     assert fam2.rows[:300] == fam.rows
     # a store without hints starts small, as before
     assert TSDB(t0=0, tick_s=15, capacity=400).family("x", ("a",)).data.shape == (8, 400)
 
 
-def test_size_classes_are_powers_of_two_then_multiples_of_256():
-    assert [size_class(r) for r in (0, 1, 8, 9, 14, 300, 1024)] == [8, 8, 8, 16, 16, 512, 1024]
-    assert [size_class(r) for r in (1025, 1575, 1792, 1793)] == [1280, 1792, 1792, 2048]
+def test_size_classes_are_powers_of_two_then_multiples_of_64():
+    assert [size_class(r) for r in (0, 1, 8, 9, 14, 100, 128)] == [8, 8, 8, 16, 16, 128, 128]
+    assert [size_class(r) for r in (129, 300, 600, 640, 641, 1575)] == [192, 320, 640, 640, 704, 1600]
 
 
 def test_a_released_store_lets_go_of_its_blocks_at_once():

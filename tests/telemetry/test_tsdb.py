@@ -59,7 +59,8 @@ def test_row_hints_size_a_family_once_and_record_its_rows():
 
 def test_size_classes_are_powers_of_two_then_multiples_of_64():
     assert [size_class(r) for r in (0, 1, 8, 9, 14, 100, 128)] == [8, 8, 8, 16, 16, 128, 128]
-    assert [size_class(r) for r in (129, 300, 600, 640, 641, 1575)] == [192, 320, 640, 640, 704, 1600]
+    rows = (129, 300, 600, 640, 641, 1575)
+    assert [size_class(r) for r in rows] == [192, 320, 640, 640, 704, 1600]
 
 
 def test_a_released_store_lets_go_of_its_blocks_at_once():

@@ -158,9 +158,10 @@ def query(
                         "request failed: server overloaded, request queue timed out",
                     )
                 )
-        fails = cl.rec_edge_fail[k, s] * cl.rec_edge_att[k, s] * cl.tsdb.tick_s
+        edge_fail, edge_kind, edge_att = cl.edge_records(k)
+        fails = edge_fail[s] * edge_att[s] * cl.tsdb.tick_s
         for c in np.nonzero(fails >= 0.5)[0]:
-            kind = int(cl.rec_edge_kind[k, s, c])
+            kind = int(edge_kind[s, c])
             hard = bool(topo.hard[s, c]) if s != topo.entry else True
             lvl = "error" if hard and c != topo.index.get("adservice", -1) else "warning"
             n = int(min(MAX_ERRORS_PER_TICK, round(fails[c])))

@@ -46,8 +46,7 @@ class _Tick:
         self.lat = cl.rec_lat[k]
         self.served = cl.rec_served[k]
         self.own_err = cl.rec_own_err[k]
-        self.fail = cl.rec_edge_fail[k]
-        self.kind = cl.rec_edge_kind[k]
+        self.fail, self.kind, att = cl.edge_records(k)
         own = getattr(cl, "rec_own_lat", None)
         if own is not None:
             self.own = np.maximum(own[k], 0.05)
@@ -56,7 +55,7 @@ class _Tick:
             self.own = np.maximum(self.lat - below, np.maximum(0.2 * self.lat, 0.05))
         # retries per call implied by the recorded attempts (sum of f^i for i <= r)
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_call = cl.rec_edge_att[k] / (self.served[:, None] * topo.calls)
+            per_call = att / (self.served[:, None] * topo.calls)
         per_call = np.where(np.isfinite(per_call), per_call, 1.0)
         f = np.clip(self.fail, 0.0, 1.0)
         sums = np.cumsum(f[None, :, :] ** np.arange(MAX_RETRIES + 1)[:, None, None], axis=0)

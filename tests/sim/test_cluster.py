@@ -10,7 +10,7 @@ import pytest
 
 from sre_gym.clock import EPISODE_S, EPOCH, TICK_S
 from sre_gym.orchestrator.schedule import schedule
-from sre_gym.sim import k8s_view
+from sre_gym.sim import dynamics, k8s_view
 from sre_gym.sim import pods as P
 from sre_gym.sim.cluster import WARMUP_S, SimCluster
 from sre_gym.sim.faults.injector import Injector
@@ -219,3 +219,23 @@ def test_a_fork_takes_over_only_the_kept_actions_and_simulates_as_a_filtered_cop
     for k in arrays:
         assert np.array_equal(getattr(lean, k), getattr(full, k), equal_nan=True), k
     assert np.array_equal(lean.pods.ready[: lean.pods.n], full.pods.ready[: full.pods.n])
+
+
+def test_edge_records_keep_every_pair_that_carries_anything(monkeypatch):
+    """The cluster records edges of the call graph only: every other pair of every tick's
+    dynamics is exactly 0, so the matrices rebuilt from the records are the dynamics' own."""
+    outs = []
+    step = dynamics.step
+
+    def spy(topo, x):
+        outs.append(step(topo, x))
+        return outs[-1]
+
+    monkeypatch.setattr(dynamics, "step", spy)
+    cl, inj = _run(None, read=False)  # faults, deploys, a restart, a scale, a deletion, a patch
+    assert len(outs) == cl.tick and any(r["type"] == "injection" for r in inj.records)
+    assert any(o.edge_kind.any() for o in outs)  # some edge failed somewhere
+    for k, out in enumerate(outs):
+        fail, kind, att = cl.edge_records(k)
+        for got, want in ((fail, out.edge_fail), (kind, out.edge_kind), (att, out.edge_att)):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), k

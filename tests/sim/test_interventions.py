@@ -314,17 +314,18 @@ def test_networkpolicy_denies_the_edge_until_deleted(cl):
     pol = egress_allowlist(cl.topo.app, "deny-pay", "checkoutservice", "paymentservice", cl.now)
     cl.add_networkpolicy(pol)
     cl.advance_to(cl.now + 30)
-    assert cl.rec_edge_kind[cl.tick - 1, i, j] == 2 and cl.rec_edge_fail[cl.tick - 1, i, j] == 1.0
+    fail, kind, _ = cl.edge_records(cl.tick - 1)
+    assert kind[i, j] == 2 and fail[i, j] == 1.0
     # the other callees of checkout stay reachable: the allow-list names them
     k = cl.topo.index["shippingservice"]
-    assert cl.rec_edge_fail[cl.tick - 1, i, k] < 1e-6
+    assert fail[i, k] < 1e-6
     view = k8s_view.get(cl, "networkpolicies", "deny-pay")
     assert view["policy_types"] == ["Egress"] and view["pod_selector"] == {"app": "checkoutservice"}
     allowed = {x["podSelector"]["matchLabels"]["app"] for x in view["egress"][0]["to"]}
     assert "paymentservice" not in allowed and "shippingservice" in allowed
     cl.delete_networkpolicy("deny-pay", cl.now + 1)
     cl.advance_to(cl.now + 15)
-    assert cl.rec_edge_fail[cl.tick - 1, i, j] < 1e-6
+    assert cl.edge_records(cl.tick - 1)[0][i, j] < 1e-6
     assert cl.world.netpols == own
 
 
@@ -333,7 +334,7 @@ def test_deleting_an_allow_policy_cuts_the_service_off(cl):
     i, j = cl.topo.index["checkoutservice"], cl.topo.index["paymentservice"]
     cl.delete_networkpolicy("allow-paymentservice", cl.now + 1)
     cl.advance_to(cl.now + 30)
-    assert cl.rec_edge_fail[cl.tick - 1, i, j] == 1.0
+    assert cl.edge_records(cl.tick - 1)[0][i, j] == 1.0
 
 
 def test_node_failure_evicts_and_reschedules(cl):

@@ -156,8 +156,8 @@ def main() -> None:
     times = timed(ROOT, a.app, a.episodes, clock, a.policy, cf)
     med = statistics.median(times)
     print(
-        f"app={a.app} policy={a.policy} counterfactual={cf} episodes={a.episodes} median_s={med:.3f} "
-        f"min_s={min(times):.3f} max_s={max(times):.3f}"
+        f"app={a.app} policy={a.policy} counterfactual={cf} episodes={a.episodes} "
+        f"median_s={med:.3f} min_s={min(times):.3f} max_s={max(times):.3f}"
     )
     print(f"speedup_over_real_time={5400 / med:.0f}x")
 

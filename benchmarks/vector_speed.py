@@ -9,10 +9,12 @@ the training examples use, on:
 
 and prints steps per second for each: the median of ``--rounds`` runs in which every env plays
 ``--steps`` steps (two whole episodes by default, so that every setting pays for the same mix of
-early and late invocations), resets included. A native batched env, one numpy state with a leading episode axis, is not built:
-the numeric observation is read through the PromQL engine, the Kubernetes views and the alert rules
-of each episode's own simulated cluster, so per-episode work cannot be shared across seeds without
-a simulator rebuilt around a batch axis (``benchmarks/RESULTS.md``, stop 33, bounds what an episode
+early and late invocations), resets included.
+
+A native batched env, one numpy state with a leading episode axis, is not built: the numeric
+observation is read through the PromQL engine, the Kubernetes views and the alert rules of each
+episode's own simulated cluster, so per-episode work cannot be shared across seeds without a
+simulator rebuilt around a batch axis (``benchmarks/RESULTS.md``, stop 33, bounds what an episode
 axis could share: about 30 % of a step is array math).
 
 Run: python benchmarks/vector_speed.py [--app APP] [--steps N] [--rounds K]

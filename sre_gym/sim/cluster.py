@@ -188,7 +188,9 @@ class SimCluster(Interventions, Deploys):
         cap = self.capacity
         g = self.streams.gen("telemetry-noise")
         self._noise = g.standard_normal((cap, 2 * n))
-        n_edges = int(np.count_nonzero(topo.calls))
+        # per edge of the call graph only: no other pair ever carries calls, failures or a kind
+        self.edges = np.nonzero(topo.calls)
+        n_edges = len(self.edges[0])
         self._unif = self.streams.gen("telemetry-rounding").random((cap, 3 * n + n_edges))
         lg = app_cat.loadgen
         self._load_noise = self.streams.gen("load-noise").standard_normal(cap)
@@ -201,9 +203,8 @@ class SimCluster(Interventions, Deploys):
         self.rec_err = np.zeros((cap, n))
         self.rec_own_err = np.zeros((cap, n))
         self.rec_lat = np.zeros((cap, n))
-        # per edge of the call graph only: no other pair ever carries calls, failures or a kind
-        # (Train Ticket's dense [n, n] records took 28 MB an episode, for about 2 % of pairs)
-        self.edge_src, self.edge_dst = np.nonzero(topo.calls)
+        # edge records keep the call graph's edges (Train Ticket's dense [n, n] records took 28 MB
+        # an episode, for about 2 % of pairs)
         self.rec_edge_fail = np.zeros((cap, n_edges))
         self.rec_edge_kind = np.zeros((cap, n_edges), dtype=np.int8)
         self.rec_edge_att = np.zeros((cap, n_edges))
@@ -254,13 +255,12 @@ class SimCluster(Interventions, Deploys):
 
         Used for what-if checks (repair persistence) that must not touch the real run. ``keep``:
         which scheduled actions (``(time, sequence, function)``) the fork takes over; all by
-        default. The rest are left out before copying, which is most of a fork's cost.
+        default. The rest are left out before copying rather than copied and dropped.
         """
         heavy = ("tsdb", "metrics", *[k for k in vars(self) if k.startswith("rec_")])
-        saved = {k: getattr(self, k) for k in heavy}
         if keep is not None:
             heavy = (*heavy, "_actions")
-            saved["_actions"] = self._actions
+        saved = {k: getattr(self, k) for k in heavy}
         for k in heavy:
             setattr(self, k, None)
         if keep is not None:
@@ -434,10 +434,9 @@ class SimCluster(Interventions, Deploys):
         self.rec_err[tick] = out.err
         self.rec_own_err[tick] = out.own_err
         self.rec_lat[tick] = out.lat
-        edges = (self.edge_src, self.edge_dst)
-        self.rec_edge_fail[tick] = out.edge_fail[edges]
-        self.rec_edge_kind[tick] = out.edge_kind[edges]
-        self.rec_edge_att[tick] = out.edge_att[edges]
+        self.rec_edge_fail[tick] = out.edge_fail[self.edges]
+        self.rec_edge_kind[tick] = out.edge_kind[self.edges]
+        self.rec_edge_att[tick] = out.edge_att[self.edges]
         self.rec_entry[tick] = (out.entry_rps, out.entry_failed, out.entry_slow)
         self.rec_corrupt[tick] = out.corrupt
         self.rec_outside[tick] = self.outside_err
@@ -459,7 +458,7 @@ class SimCluster(Interventions, Deploys):
         out = []
         for rec in (self.rec_edge_fail, self.rec_edge_kind, self.rec_edge_att):
             m = np.zeros((n, n), dtype=rec.dtype)
-            m[self.edge_src, self.edge_dst] = rec[tick]
+            m[self.edges] = rec[tick]
             out.append(m)
         return out[0], out[1], out[2]
 

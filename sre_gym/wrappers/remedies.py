@@ -41,10 +41,11 @@ name it. With the node Ready, or nothing of the services on it, the action does 
 
 ``auto_report=True`` also files, every invocation, each other node and service with firing alerts:
 it opens or extends its incident as above (artifact: ``node/<name>`` for a node; for a service its
-first env var off git, else its suspect change's commit, else ``deployment/svc``) without acting. A policy then earns correlation without
-spending its one action on it, and its actions decide repairs; a no-op policy no longer scores 0
-(the automatic reports are scored like any others). ``info["remedy"]`` says what was done and
-``info["action_mask"]`` marks the actions that can do something now (for masked policies).
+first env var off git, else its suspect change's commit, else ``deployment/svc``) without acting.
+A policy then earns correlation without spending its one action on it, and its actions decide
+repairs; a no-op policy no longer scores 0 (the automatic reports are scored like any others).
+``info["remedy"]`` says what was done and ``info["action_mask"]`` marks the actions that can do
+something now (for masked policies).
 """
 
 from __future__ import annotations

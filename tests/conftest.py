@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import resource
 
 import gymnasium as gym
 import pytest
@@ -32,3 +33,36 @@ def run_episode(
 @pytest.fixture(scope="session")
 def episode():
     return run_episode
+
+
+# Peak resident memory of every test process, printed at the end of the session like the
+# durations, so that growth shows (the bound is 2 GB for the whole session). With pytest-xdist
+# each worker reports its own peak to the controller when it finishes.
+_PEAKS_MB: dict[str, float] = {}
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports kB
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:  # an xdist worker: hand the figure to the controller
+        out["peak_rss_mb"] = _peak_rss_mb()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    peak = getattr(node, "workeroutput", {}).get("peak_rss_mb")
+    if peak is not None:
+        _PEAKS_MB[node.gateway.id] = peak
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    peaks = {"controller": _peak_rss_mb(), **dict(sorted(_PEAKS_MB.items()))}
+    terminalreporter.write_sep("=", "peak resident memory")
+    for who, mb in peaks.items():
+        terminalreporter.write_line(f"{who:>12}: {mb:8.1f} MB")
+    terminalreporter.write_line(
+        f"{'sum':>12}: {sum(peaks.values()):8.1f} MB (an upper bound on the session at any time)"
+    )

@@ -7,6 +7,11 @@ series is absent at that instant (this is how kube-state-metrics series vanish w
 
 The simulator writes one column per family per tick with a single fancy-index assignment; the PromQL
 engine reads rectangular slices. Reading never mutates anything.
+
+A family of 0/1 indicators (kube-state-metrics' phase, readiness, info and reason series: one per
+pod and variant, about half of an episode's samples) may be stored as float16, which holds 0, 1
+and NaN exactly in a quarter of the space. Writes refuse a value the family's type cannot hold
+exactly, and readers widen what they take (``as_float64``), so every query sees float64 as before.
 """
 
 from __future__ import annotations
@@ -18,9 +23,15 @@ import numpy as np
 LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, without __name__
 
 
-def nan_block(rows: int, cols: int) -> np.ndarray:
-    """A float64 ``[rows, cols]`` array of NaN."""
-    return np.full((rows, cols), np.nan)
+def nan_block(rows: int, cols: int, dtype: type = np.float64) -> np.ndarray:
+    """A ``[rows, cols]`` array of NaN (float64 unless ``dtype`` says otherwise)."""
+    return np.full((rows, cols), np.nan, dtype=dtype)
+
+
+def as_float64(samples: np.ndarray) -> np.ndarray:
+    """Samples read from a family, as float64 (a copy only when the family stores a narrower
+    type)."""
+    return samples if samples.dtype == np.float64 else samples.astype(np.float64)
 
 
 def size_class(rows: int) -> int:
@@ -66,6 +77,7 @@ class Family:
         label_names: Sequence[str],
         cap_ticks: int,
         row_hints: dict[str, int] | None = None,
+        dtype: type = np.float64,
     ) -> None:
         self.name = name
         self.label_names: tuple[str, ...] = tuple(label_names)
@@ -74,7 +86,7 @@ class Family:
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
         self._hints = row_hints
-        self.data = nan_block(8, cap_ticks)
+        self.data = nan_block(8, cap_ticks, dtype)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
         # per row, filled lazily by the query engine: the labels with the metric name and without
         # empty values, shared by every selector that scans this family
@@ -101,7 +113,7 @@ class Family:
             rows = 2 * r if r < 1024 else r + r // 4
             if self._hints is not None and self._hints.get(self.name, 0) > r:
                 rows = max(rows, size_class(self._hints[self.name]))
-            grown = nan_block(rows, self._cap_ticks)
+            grown = nan_block(rows, self._cap_ticks, self.data.dtype)
             grown[:r] = self.data
             self.data = grown
         self.index[values] = r
@@ -147,18 +159,32 @@ class TSDB:
         self.row_hints = row_hints  # see Family
 
     # -- writing (simulator side) -------------------------------------------------------------
-    def family(self, name: str, label_names: Sequence[str]) -> Family:
+    def family(self, name: str, label_names: Sequence[str], dtype: type = np.float64) -> Family:
+        """The family ``name`` (created if new); ``dtype`` is how its samples are stored:
+        float64, or float16 for a family whose values are only ever 0 or 1."""
         fam = self.families.get(name)
         if fam is None:
-            fam = self.families[name] = Family(name, label_names, self.capacity, self.row_hints)
+            fam = self.families[name] = Family(
+                name, label_names, self.capacity, self.row_hints, dtype
+            )
         elif fam.label_names != tuple(label_names):
             raise ValueError(f"family {name} already has labels {fam.label_names}")
+        elif fam.data.dtype != dtype:
+            raise ValueError(f"family {name} already stores {fam.data.dtype}, not {dtype}")
         return fam
 
     def write(self, fam: Family, tick: int, rows: np.ndarray, values: np.ndarray) -> None:
         """Set samples of ``rows`` at ``tick``. Rows not written stay NaN (absent)."""
         if tick >= self.capacity:
             raise IndexError(f"tick {tick} beyond TSDB capacity {self.capacity}")
+        if fam.data.dtype != np.float64:
+            # (NaN is refused too: absence is never written, it is a sample not written)
+            stored = np.asarray(values).astype(fam.data.dtype)
+            if not (stored == values).all():
+                raise ValueError(
+                    f"{fam.name} stores {fam.data.dtype}, which cannot hold these values exactly"
+                )
+            values = stored
         fam.data[rows, tick] = values
 
     def release(self) -> None:

@@ -370,3 +370,21 @@ def test_levels_follow_the_ready_pods(world):
             assert (lv.ps == s[lv.idx]).all()
             np.testing.assert_allclose(lv.w.sum(axis=1), 1.0)
             assert lv.w.shape == (len(np.unique(lv.ps)), len(lv.idx))
+
+
+def test_levels_memo_is_bounded_and_keeps_the_latest_sets(world):
+    """The level memo holds at most ``_LEVELS_SIZE`` sets of ready pods, evicting the least
+    recently used: a process that plays many episodes does not accumulate one entry per set."""
+    topo = world.topo
+    svc = world.field("pod_dep")[world.field("rows")]
+    svc = svc[svc < topo.n]
+    # one pod more of the first service each time: every set is new
+    sets = [
+        np.concatenate([svc, np.repeat(svc[:1], k + 1)]) for k in range(dynamics._LEVELS_SIZE + 5)
+    ]
+    for s in sets:
+        dynamics._levels(topo, s)
+    assert len(dynamics._LEVELS) == dynamics._LEVELS_SIZE
+    latest = [(topo.app.name, s.tobytes()) for s in sets[-dynamics._LEVELS_SIZE :]]
+    assert list(dynamics._LEVELS) == latest
+    assert (topo.app.name, sets[0].tobytes()) not in dynamics._LEVELS

@@ -39,3 +39,23 @@ def test_the_memoised_file_is_the_one_rendered_for_that_app_and_choice():
 def test_a_file_flagd_cannot_parse_leaves_every_flag_at_its_default():
     assert variants_of("{not json") == {}
     assert variants_of("[]") == {}
+
+
+def test_the_memo_of_flag_files_is_bounded():
+    """Every combination of variants is a new file: the memo never holds more than
+    ``_FILES_SIZE`` of them, however many a process renders."""
+    from itertools import product
+
+    from sre_gym.sim import flags
+
+    app = load_app(AS)
+    multi = sorted(app.flags, key=lambda f: -len(f.variants))[:3]
+    combos = list(product(*(list(f.variants) for f in multi)))
+    assert len(combos) > flags._FILES_SIZE  # enough distinct files to overflow it
+    for combo in combos:
+        text = flag_file(app, {f.name: v for f, v in zip(multi, combo, strict=True)})
+        assert len(flags._FILES) <= flags._FILES_SIZE
+    assert variants_of(text) == {
+        **{f.name: f.default for f in app.flags},
+        **{f.name: v for f, v in zip(multi, combos[-1], strict=True)},
+    }

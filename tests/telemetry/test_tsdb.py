@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sre_gym.telemetry.tsdb import TSDB, size_class
 
@@ -74,3 +75,62 @@ def test_a_released_store_lets_go_of_its_blocks_at_once():
     db.release()  # no garbage collection needed: nothing else refers to the block
     assert block() is None
     assert db.families == {} and db.n_ticks == 0 and fam.data.size == 0
+
+
+def _indicator_stores(n_ticks: int = 40) -> tuple[TSDB, TSDB]:
+    """The same 0/1 series (with gaps: pods come and go) in a float16 and a float64 family."""
+    rng = np.random.default_rng(7)
+    dbs = []
+    for dtype in (np.float16, np.float64):
+        db = TSDB(t0=0, tick_s=15, capacity=64)
+        fam = db.family("kube_pod_status_ready", ("pod", "condition"), dtype)
+        rows = fam.rows_for((f"p{i}", c) for i in range(6) for c in ("true", "false"))
+        dbs.append((db, fam, rows))
+    for k in range(n_ticks):
+        live = rng.random(len(dbs[0][2])) < 0.8
+        vals = (rng.random(len(live)) < 0.5).astype(float)[live]
+        for db, fam, rows in dbs:
+            db.write(fam, k, rows[live], vals)
+            db.commit(k)
+    return dbs[0][0], dbs[1][0]
+
+
+def test_a_float16_family_holds_indicators_exactly_in_a_quarter_of_the_space():
+    narrow, wide = _indicator_stores()
+    a, b = narrow.families["kube_pod_status_ready"], wide.families["kube_pod_status_ready"]
+    assert a.data.dtype == np.float16 and a.data.nbytes * 4 == b.data.nbytes
+    assert np.array_equal(a.data.astype(np.float64), b.data, equal_nan=True)
+
+
+def test_queries_over_a_float16_family_equal_those_over_float64_bit_for_bit():
+    """Readers widen narrow samples before any arithmetic: instant and range queries, with
+    scalars that float16 could not hold, give exactly the float64 store's answers."""
+    from sre_gym.telemetry.promql import Engine
+
+    narrow, wide = Engine(_indicator_stores()[0]), Engine(_indicator_stores()[1])
+    for q in (
+        "kube_pod_status_ready * 0.1",
+        "sum by (condition) (kube_pod_status_ready) / 3",
+        "avg_over_time(kube_pod_status_ready[5m]) * 1.7",
+        "max_over_time(kube_pod_status_ready[2m])",
+        "rate(kube_pod_status_ready[3m])",
+        "changes(kube_pod_status_ready[5m]) / 7",
+        "stddev_over_time(kube_pod_status_ready[4m])",
+        'kube_pod_status_ready{condition="false"} == 1',
+    ):
+        for t in (150.0, 330.0, 585.0):
+            assert narrow.instant(q, t) == wide.instant(q, t), (q, t)
+
+
+def test_a_value_a_narrow_family_cannot_hold_is_refused_and_nothing_is_written():
+    db = TSDB(t0=0, tick_s=15, capacity=16)
+    fam = db.family("kube_pod_info", ("pod",), np.float16)
+    rows = fam.rows_for([("a",), ("b",)])
+    db.write(fam, 0, rows, np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match="kube_pod_info stores float16"):
+        db.write(fam, 1, rows, np.array([1.0, 0.1]))
+    with pytest.raises(ValueError, match="cannot hold these values exactly"):
+        db.write(fam, 1, rows, np.array([1.0, np.nan]))  # absence is not written
+    assert np.isnan(fam.data[:2, 1]).all() and fam.data[:2, 0].tolist() == [1.0, 0.0]
+    with pytest.raises(ValueError, match="already stores float16"):
+        db.family("kube_pod_info", ("pod",))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import promql_parser as pp
 
-from ..tsdb import TSDB, Family
+from ..tsdb import TSDB, Family, as_float64
 from .grouping import map_values
 from .types import NAME, Ctx, Labels, LabelSet, PromQLError, RangeIn, Scal, Str, Vec, bounds
 
@@ -360,7 +360,7 @@ class SelectorNode(Node):
             return Vec(sel.labels, np.zeros((0, ctx.n)), np.zeros((0, ctx.n), dtype=bool))
         if sel.single:
             fam, rows, _ = sel.parts[0]
-            values = fam.data[rows[:, None], k[None, :]]
+            values = as_float64(fam.data[rows[:, None], k[None, :]])
         else:
             values = np.empty((n, ctx.n))
             for fam, rows, pos in sel.parts:

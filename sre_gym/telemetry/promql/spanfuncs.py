@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tsdb import as_float64
 from .types import RangeIn
 
 
@@ -36,7 +37,7 @@ class Span:
             c0 = int(lo[valid].min())
             c1 = int(hi[valid].max())
             sl = slice(c0, c1 + 1)
-            self.x = rv.data[rv.rows, sl] if rv.rows is not None else rv.data[:, sl]
+            self.x = as_float64(rv.data[rv.rows, sl] if rv.rows is not None else rv.data[:, sl])
             if rv.present is None:
                 self.p = ~np.isnan(self.x)
             else:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tsdb import as_float64
+
 LabelSet = tuple[tuple[str, str], ...]  # sorted (name, value) pairs, including __name__
 Labels = tuple[LabelSet, ...]
 
@@ -134,6 +136,7 @@ class RangeIn:
             x = self.data[self.rows[:, None], cols[None, :]].reshape(n, t, width)
         else:
             x = self.data[:, cols].reshape(n, t, width)
+        x = as_float64(x)
         if self.present is None:
             p = ~np.isnan(x)
         else:

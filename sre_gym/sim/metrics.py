@@ -166,8 +166,10 @@ class MetricWriter:
             ]
         )
         cl_ = ("job", "namespace", "pod", "container")
-        # the 0/1 series of kube-state-metrics, one per pod and variant: stored as float16
-        # (exact for 0, 1 and NaN), about half of an episode's samples in a quarter of the space
+        # the 0/1 series of kube-state-metrics, one per pod and variant, and the restart counts:
+        # stored as float16 (exact for NaN and integers up to 2,048; a container restarts at most
+        # every 10 s, so under 600 times in a marathon), about half of an episode's samples in a
+        # quarter of the space
         b16 = np.float16
         self.pod_info = PodFamily(
             tsdb.family(
@@ -184,7 +186,9 @@ class MetricWriter:
             tsdb.family("kube_pod_status_phase", ("job", "namespace", "pod", "phase"), b16),
             len(PHASES),
         )
-        self.restarts = PodFamily(tsdb.family("kube_pod_container_status_restarts_total", cl_), 1)
+        self.restarts = PodFamily(
+            tsdb.family("kube_pod_container_status_restarts_total", cl_, b16), 1
+        )
         self.running = PodFamily(tsdb.family("kube_pod_container_status_running", cl_, b16), 1)
         self.c_ready = PodFamily(tsdb.family("kube_pod_container_status_ready", cl_, b16), 1)
         self.waiting = PodFamily(

@@ -8,9 +8,9 @@ series is absent at that instant (this is how kube-state-metrics series vanish w
 The simulator writes one column per family per tick with a single fancy-index assignment; the PromQL
 engine reads rectangular slices. Reading never mutates anything.
 
-A family of 0/1 indicators (kube-state-metrics' phase, readiness, info and reason series: one per
-pod and variant, about half of an episode's samples) may be stored as float16, which holds 0, 1
-and NaN exactly in a quarter of the space. Writes refuse a value the family's type cannot hold
+A family of 0/1 indicators or small counts (kube-state-metrics' phase, readiness, info, reason and
+restart series: one per pod and variant, about half of an episode's samples) may be stored as
+float16, which holds NaN and the integers up to 2,048 exactly in a quarter of the space. Writes refuse a value the family's type cannot hold
 exactly, and readers widen what they take (``as_float64``), so every query sees float64 as before.
 """
 
@@ -161,7 +161,7 @@ class TSDB:
     # -- writing (simulator side) -------------------------------------------------------------
     def family(self, name: str, label_names: Sequence[str], dtype: type = np.float64) -> Family:
         """The family ``name`` (created if new); ``dtype`` is how its samples are stored:
-        float64, or float16 for a family whose values are only ever 0 or 1."""
+        float64, or float16 for a family whose values are only ever integers up to 2,048."""
         fam = self.families.get(name)
         if fam is None:
             fam = self.families[name] = Family(

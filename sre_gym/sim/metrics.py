@@ -138,8 +138,10 @@ class MetricWriter:
         self.c_edge_fail = np.zeros(len(ga))
         # kube-state-metrics: deployments
         dl = ("job", "namespace", "deployment")
+        # replica counts (at most MAX_REPLICAS and a surge) and generations (one per change):
+        # small integers, exact in float16 (see the pod families below)
         self.dep_fams = {
-            k: tsdb.family(f"kube_deployment_{k}", dl)
+            k: tsdb.family(f"kube_deployment_{k}", dl, np.float16)
             for k in (
                 "spec_replicas",
                 "status_replicas",

@@ -10,8 +10,9 @@ engine reads rectangular slices. Reading never mutates anything.
 
 A family of 0/1 indicators or small counts (kube-state-metrics' phase, readiness, info, reason and
 restart series: one per pod and variant, about half of an episode's samples) may be stored as
-float16, which holds NaN and the integers up to 2,048 exactly in a quarter of the space. Writes refuse a value the family's type cannot hold
-exactly, and readers widen what they take (``as_float64``), so every query sees float64 as before.
+float16, which holds NaN and the integers up to 2,048 exactly in a quarter of the space. Writes
+refuse a value the family's type cannot hold exactly, and readers widen what they take
+(``as_float64``), so every query sees float64 as before.
 """
 
 from __future__ import annotations

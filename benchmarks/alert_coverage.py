@@ -81,6 +81,7 @@ def single_fault(app: str, fault_id: str, seed: int = 0) -> list[str]:
         b = SimBackend(app, seed, sched=Schedule(RELEASE, app, seed, (sf,), ()))
     b.advance_to(b.episode_start + COVER_START_S + COVER_DUR_S + GRACE_S)
     ev = b.drain_evidence()
+    b.close()  # its telemetry goes now, not when a garbage collection finds the backend's cycles
     inj = [e for e in ev if e["type"] == "injection"]
     return [a["name"] for a in ev if a["type"] == "alert" and compatible(a, inj)]
 

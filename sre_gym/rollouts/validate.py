@@ -68,8 +68,12 @@ def validate_fault(app: str, fault_id: str, seed: int = 0) -> Verdict:
     observable = len(fails) > 0
     first = float(fails[0] * tick_s) if observable else None
     until_revert = bool(observable and row[-1] == 0)
+    # each run's telemetry goes at once: a whole-catalog sweep would otherwise pile hundreds of
+    # episodes' stores up until a garbage collection finds the envs' cycles
+    noop.close()
     oracle = _run(app, fault_id, "oracle", seed)
     card = score(oracle.evidence, cutoff=oracle.backend.now)
+    oracle.close()
     outcome = next((k for k, v in card["outcomes"].items() if v), "missed")
     handled = outcome == "handled"
     if not observable:

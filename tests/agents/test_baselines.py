@@ -12,16 +12,16 @@ CASES = [(app, seed) for app in APPS for seed in SEEDS]
 
 
 @pytest.mark.parametrize("app,seed", CASES)
-def test_noop_scores_exactly_zero(episode, app, seed):
-    card = episode("noop", seed, app=app)["info"]["scorecard"]
+def test_noop_scores_exactly_zero(episode_info, app, seed):
+    card = episode_info("noop", seed, app=app)["scorecard"]
     assert card["marathon_score"] == 0.0
     assert card["outcomes"]["missed"] == card["n_faults"]
     assert card["degradation"]["ratio"] == 1.0
 
 
 @pytest.mark.parametrize("app,seed", CASES)
-def test_oracle_is_the_upper_bound(episode, app, seed):
-    card = episode("oracle", seed, app=app)["info"]["scorecard"]
+def test_oracle_is_the_upper_bound(episode_info, app, seed):
+    card = episode_info("oracle", seed, app=app)["scorecard"]
     assert card["marathon_score"] >= 90.0
     assert card["forbidden_attempts"] == 0
     assert sum(card["outcomes"].values()) == card["n_faults"]
@@ -30,15 +30,15 @@ def test_oracle_is_the_upper_bound(episode, app, seed):
 
 
 @pytest.mark.parametrize("app,seed", CASES)
-def test_runbook_lands_strictly_between(episode, app, seed):
-    runbook = episode("runbook", seed, app=app)["info"]["scorecard"]
-    oracle = episode("oracle", seed, app=app)["info"]["scorecard"]["marathon_score"]
+def test_runbook_lands_strictly_between(episode_info, app, seed):
+    runbook = episode_info("runbook", seed, app=app)["scorecard"]
+    oracle = episode_info("oracle", seed, app=app)["scorecard"]["marathon_score"]
     assert 0.0 < runbook["marathon_score"] < oracle
     assert runbook["forbidden_attempts"] == 0  # it leaves the load generator alone
 
 
-def test_runbook_never_localizes(episode):
-    card = episode("runbook", 0)["info"]["scorecard"]
+def test_runbook_never_localizes(episode_info):
+    card = episode_info("runbook", 0)["scorecard"]
     assert card["localization"] == 0.0 and card["correlation"] > 0.0
 
 

@@ -289,10 +289,10 @@ def test_each_alert_joins_at_most_one_incident_and_unexplained_ones_wait_for_evi
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_keep_beats_runbook_and_stays_below_the_oracle(episode, seed):
-    keep = episode("keep", seed)["info"]["scorecard"]
-    runbook = episode("runbook", seed)["info"]["scorecard"]
-    oracle = episode("oracle", seed)["info"]["scorecard"]
+def test_keep_beats_runbook_and_stays_below_the_oracle(episode_info, seed):
+    keep = episode_info("keep", seed)["scorecard"]
+    runbook = episode_info("runbook", seed)["scorecard"]
+    oracle = episode_info("oracle", seed)["scorecard"]
     assert runbook["marathon_score"] < keep["marathon_score"] < oracle["marathon_score"]
     # in a world where benign deploys outnumber faulty ones and recoveries take real rollouts,
     # keep's cues still localize and repair well above the runbook's

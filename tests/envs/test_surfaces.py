@@ -215,6 +215,16 @@ class Surface:
 _SURFACES: dict[str, Surface] = {}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _close_surfaces():
+    """Let the surfaces' envs go with the module (a chat stack's conversation and an episode's
+    telemetry are hundreds of MB that the worker's later test files do not need)."""
+    yield
+    for s in _SURFACES.values():
+        s.env.close()
+    _SURFACES.clear()
+
+
 def surface(name: str) -> Surface:
     if name not in _SURFACES:
         make = {
@@ -519,9 +529,8 @@ def _leaks(text: str, app: str, seed: int, now: float, start: float) -> list[str
     return out
 
 
-@functools.cache
 def _episode(app: str, seed: int, agent_name: str) -> dict:
-    """A full episode's observations (plus what it cost to run, for the record)."""
+    """A full episode's observations and its env (each is scanned once: not kept)."""
     env = gym.make("SREMarathon-v0", app=app, disable_env_checker=True)
     agent = make_agent(agent_name, env=env, seed=seed)
     obs, info = env.reset(seed=seed)

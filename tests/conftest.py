@@ -14,7 +14,9 @@ import sre_gym  # noqa: F401
 from sre_gym.agents import make_agent
 
 
-@functools.cache
+# An ended env holds its whole telemetry (about 45 MB for Online Boutique): a worker keeps the few
+# episodes its current test files share, not every episode it has played.
+@functools.lru_cache(maxsize=8)
 def run_episode(
     agent: str, seed: int, bundle_dir: str | None = None, app: str = "online-boutique"
 ) -> dict:

@@ -553,11 +553,8 @@ EXTRA = [
 
 
 def _scan(app: str, seed: int, agent_name: str, episode) -> list[str]:
-    ep = (
-        episode(agent_name, seed)
-        if app == "online-boutique" and agent_name != "random"
-        else _episode(app, seed, agent_name)
-    )
+    shared = app == "online-boutique" and agent_name != "random"
+    ep = episode(agent_name, seed) if shared else _episode(app, seed, agent_name)
     env = ep["env"]
     start = env.backend.episode_start
     chat = ChatObservation(gym.make("SREMarathon-v0", app=app), mode="text")
@@ -571,6 +568,8 @@ def _scan(app: str, seed: int, agent_name: str, episode) -> list[str]:
     b = env.backend  # every trace of the run, as get_traces would show it at the end
     traces = b.traces(None, start, b.now, limit=200, spans=True)
     found += _leaks(json.dumps(traces), app, seed, b.now, start)
+    if not shared:  # an episode of its own: its telemetry goes now
+        env.close()
     return found
 
 

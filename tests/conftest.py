@@ -14,10 +14,7 @@ import sre_gym  # noqa: F401
 from sre_gym.agents import make_agent
 
 
-# An ended env holds its whole telemetry (about 45 MB for Online Boutique): a worker keeps the few
-# episodes its current test files share, not every episode it has played.
-@functools.lru_cache(maxsize=8)
-def run_episode(
+def play_episode(
     agent: str, seed: int, bundle_dir: str | None = None, app: str = "online-boutique"
 ) -> dict:
     """One full episode; returns rewards, observations, final info and the unwrapped env."""
@@ -34,6 +31,11 @@ def run_episode(
     return {"rewards": rewards, "obs": observations, "info": info, "env": env.unwrapped}
 
 
+# An ended env holds its whole telemetry (about 45 MB for Online Boutique): a worker keeps the few
+# episodes its current test files share, not every episode it has played.
+run_episode = functools.lru_cache(maxsize=8)(play_episode)
+
+
 @pytest.fixture(scope="session")
 def episode():
     return run_episode
@@ -42,16 +44,10 @@ def episode():
 @functools.cache
 def final_info(agent: str, seed: int, app: str = "online-boutique") -> dict:
     """The final ``info`` (scorecard included) of one full episode, without keeping the env: what
-    tests of scores need, in a few kB, where an ended env holds its whole telemetry (about 45 MB
-    for Online Boutique)."""
-    env = gym.make("SREMarathon-v0", app=app)
-    ag = make_agent(agent, env=env, seed=seed)
-    obs, info = env.reset(seed=seed)
-    while True:
-        obs, _, terminated, truncated, info = env.step(ag(obs, info))
-        if terminated or truncated:
-            env.close()
-            return info
+    tests of scores need, in a few kB."""
+    ep = play_episode(agent, seed, app=app)
+    ep["env"].close()
+    return ep["info"]
 
 
 @pytest.fixture(scope="session")

@@ -207,9 +207,12 @@ def test_restore_env_puts_a_hand_edited_setting_back_as_git_has_it(make):
 
 
 def test_async_vector_env_runs_a_whole_episode():
+    # two workers: each forked worker holds a whole episode and the pages it copies from this
+    # process (about 200 MB), and the test session's memory is bounded
+    n_envs = 2
     envs = gym.make_vec(
         "SREMarathon-v0",
-        num_envs=4,
+        num_envs=n_envs,
         vectorization_mode="async",
         wrappers=[NumericObservation, DiscreteRemedies],
     )
@@ -217,11 +220,16 @@ def test_async_vector_env_runs_a_whole_episode():
         assert isinstance(envs.single_observation_space, gym.spaces.Box)
         assert isinstance(envs.single_action_space, gym.spaces.Discrete)
         obs, info = envs.reset(seed=0)
-        assert obs.shape == (4, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
+        assert (
+            obs.shape == (n_envs, envs.single_observation_space.shape[0])
+            and obs.dtype == np.float32
+        )
         rng = np.random.default_rng(0)
-        totals, ended = np.zeros(4), np.zeros(4, dtype=bool)
+        totals, ended = np.zeros(n_envs), np.zeros(n_envs, dtype=bool)
         for _ in range(N_INVOCATIONS):
-            a = np.where(rng.random(4) < 0.1, rng.integers(1, envs.single_action_space.n, 4), 0)
+            a = np.where(
+                rng.random(n_envs) < 0.1, rng.integers(1, envs.single_action_space.n, n_envs), 0
+            )
             obs, r, term, trunc, info = envs.step(a)
             totals += r
             ended |= term

@@ -85,7 +85,10 @@ class MetricWriter:
         n = topo.n
         self.ns = ns
         span = ("job", "namespace", "service_name", "span_kind", "status_code")
-        self.calls = tsdb.family("traces_span_metrics_calls_total", span)
+        # counters of whole events (floored counts) are stored as float32, exact up to 2**24
+        # (the store widens a family that passes that); the sums of durations stay float64
+        c32 = np.float32
+        self.calls = tsdb.family("traces_span_metrics_calls_total", span, c32)
         self.calls_ok = self.calls.rows_for(
             ("otel-collector", ns, s, "SPAN_KIND_SERVER", "STATUS_CODE_UNSET") for s in topo.names
         )
@@ -93,7 +96,7 @@ class MetricWriter:
             ("otel-collector", ns, s, "SPAN_KIND_SERVER", "STATUS_CODE_ERROR") for s in topo.names
         )
         hl = ("job", "namespace", "service_name", "span_kind", "le")
-        self.bucket = tsdb.family("traces_span_metrics_duration_milliseconds_bucket", hl)
+        self.bucket = tsdb.family("traces_span_metrics_duration_milliseconds_bucket", hl, c32)
         self.bucket_rows = np.array(
             [
                 [self.bucket.row(("otel-collector", ns, s, "SPAN_KIND_SERVER", le)) for le in _LE]
@@ -102,7 +105,7 @@ class MetricWriter:
         )
         hs = ("job", "namespace", "service_name", "span_kind")
         self.hsum = tsdb.family("traces_span_metrics_duration_milliseconds_sum", hs)
-        self.hcount = tsdb.family("traces_span_metrics_duration_milliseconds_count", hs)
+        self.hcount = tsdb.family("traces_span_metrics_duration_milliseconds_count", hs, c32)
         self.hsum_rows = self.hsum.rows_for(
             ("otel-collector", ns, s, "SPAN_KIND_SERVER") for s in topo.names
         )
@@ -112,8 +115,8 @@ class MetricWriter:
         ga, gb = np.nonzero(topo.calls)
         self.edges = (ga, gb)
         g = ("job", "namespace", "client", "server")
-        self.graph = tsdb.family("traces_service_graph_request_total", g)
-        self.graph_fail = tsdb.family("traces_service_graph_request_failed_total", g)
+        self.graph = tsdb.family("traces_service_graph_request_total", g, c32)
+        self.graph_fail = tsdb.family("traces_service_graph_request_failed_total", g, c32)
         pairs = [
             ("otel-collector", ns, topo.names[a], topo.names[b])
             for a, b in zip(ga, gb, strict=True)
@@ -124,7 +127,7 @@ class MetricWriter:
         self.slo = tsdb.family("slo_latency_p95_milliseconds", slo)
         self.slo_rows = self.slo.rows_for(("slo-exporter", ns, s) for s in topo.names)
         self.slo_vals = np.array([topo.app.service(s).slo_p95_ms for s in topo.names])
-        self.integrity = tsdb.family("app_data_integrity_failures_total", slo)
+        self.integrity = tsdb.family("app_data_integrity_failures_total", slo, c32)
         self.integrity_rows = self.integrity.rows_for(
             ("integrity-checker", ns, s) for s in topo.names
         )
@@ -206,8 +209,10 @@ class MetricWriter:
         cad = ("job", "namespace", "pod", "container")
         self.cpu = PodFamily(tsdb.family("container_cpu_usage_seconds_total", cad), 1)
         self.mem = PodFamily(tsdb.family("container_memory_working_set_bytes", cad), 1)
-        self.periods = PodFamily(tsdb.family("container_cpu_cfs_periods_total", cad), 1)
-        self.throttled = PodFamily(tsdb.family("container_cpu_cfs_throttled_periods_total", cad), 1)
+        self.periods = PodFamily(tsdb.family("container_cpu_cfs_periods_total", cad, c32), 1)
+        self.throttled = PodFamily(
+            tsdb.family("container_cpu_cfs_throttled_periods_total", cad, c32), 1
+        )
         self.pod_families = [v for v in vars(self).values() if isinstance(v, PodFamily)]
         # node labels (kube-state-metrics --metric-labels-allowlist=nodes=[topology.kubernetes.io/zone])
         # and the taint the node lifecycle controller puts on a node that stopped reporting
@@ -233,7 +238,7 @@ class MetricWriter:
         # values, accumulated and floored (deterministic, no draws)
         rl = ("job", "namespace", "service_name", "http_request_method", "http_route")
         self.route_req = tsdb.family(
-            "http_server_request_duration_seconds_count", (*rl, "http_response_status_code")
+            "http_server_request_duration_seconds_count", (*rl, "http_response_status_code"), c32
         )
         entry = topo.app.entrypoint
         routes = [(p.split(" ", 1) + [""])[:2] for p in topo.route_paths]

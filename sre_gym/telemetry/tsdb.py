@@ -8,11 +8,13 @@ series is absent at that instant (this is how kube-state-metrics series vanish w
 The simulator writes one column per family per tick with a single fancy-index assignment; the PromQL
 engine reads rectangular slices. Reading never mutates anything.
 
-A family of 0/1 indicators or small counts (kube-state-metrics' phase, readiness, info, reason and
-restart series: one per pod and variant, about half of an episode's samples) may be stored as
-float16, which holds NaN and the integers up to 2,048 exactly in a quarter of the space. Writes
-refuse a value the family's type cannot hold exactly, and readers widen what they take
-(``as_float64``), so every query sees float64 as before.
+A family may be stored in a narrower type than float64: float16 for 0/1 indicators and small counts
+(kube-state-metrics' phase, readiness, info, reason and restart series: one per pod and variant,
+about half of an episode's samples), which holds NaN and the integers up to 2,048 exactly in a
+quarter of the space; float32 for counters of whole events, exact up to 2**24. Readers widen what
+they take (``as_float64``), so every query sees float64 as before, and a write of a value the
+narrow type cannot hold exactly (a counter past 2**24) widens the family to float64 first: the
+storage type never changes a sample.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class Family:
         "label_values",
         "query_labels",
         "_pairs",
+        "dtype",
     )
 
     def __init__(
@@ -87,6 +90,7 @@ class Family:
         self.index: dict[tuple[str, ...], int] = {}
         self._cap_ticks = cap_ticks
         self._hints = row_hints
+        self.dtype = np.dtype(dtype)  # as declared; ``data`` may have been widened since
         self.data = nan_block(8, cap_ticks, dtype)
         self.version = 0  # bumped whenever a series is added (selection caches key on it)
         # per row, filled lazily by the query engine: the labels with the metric name and without
@@ -161,8 +165,9 @@ class TSDB:
 
     # -- writing (simulator side) -------------------------------------------------------------
     def family(self, name: str, label_names: Sequence[str], dtype: type = np.float64) -> Family:
-        """The family ``name`` (created if new); ``dtype`` is how its samples are stored:
-        float64, or float16 for a family whose values are only ever integers up to 2,048."""
+        """The family ``name`` (created if new); ``dtype`` is how its samples are stored at first:
+        float64; float16 for a family whose values are integers up to 2,048; float32 for counts
+        of whole events (see ``write``)."""
         fam = self.families.get(name)
         if fam is None:
             fam = self.families[name] = Family(
@@ -170,22 +175,21 @@ class TSDB:
             )
         elif fam.label_names != tuple(label_names):
             raise ValueError(f"family {name} already has labels {fam.label_names}")
-        elif fam.data.dtype != dtype:
-            raise ValueError(f"family {name} already stores {fam.data.dtype}, not {dtype}")
+        elif fam.dtype != dtype:
+            raise ValueError(f"family {name} is already declared {fam.dtype}, not {dtype}")
         return fam
 
     def write(self, fam: Family, tick: int, rows: np.ndarray, values: np.ndarray) -> None:
-        """Set samples of ``rows`` at ``tick``. Rows not written stay NaN (absent)."""
+        """Set samples of ``rows`` at ``tick``. Rows not written stay NaN (absent). A value the
+        family's narrow type cannot hold exactly widens the family to float64 first."""
         if tick >= self.capacity:
             raise IndexError(f"tick {tick} beyond TSDB capacity {self.capacity}")
         if fam.data.dtype != np.float64:
-            # (NaN is refused too: absence is never written, it is a sample not written)
             stored = np.asarray(values).astype(fam.data.dtype)
-            if not (stored == values).all():
-                raise ValueError(
-                    f"{fam.name} stores {fam.data.dtype}, which cannot hold these values exactly"
-                )
-            values = stored
+            if (stored == values).all():
+                values = stored
+            else:  # (a NaN written, too: widening keeps it, and it is rare)
+                fam.data = fam.data.astype(np.float64)
         fam.data[rows, tick] = values
 
     def release(self) -> None:

@@ -122,15 +122,43 @@ def test_queries_over_a_float16_family_equal_those_over_float64_bit_for_bit():
             assert narrow.instant(q, t) == wide.instant(q, t), (q, t)
 
 
-def test_a_value_a_narrow_family_cannot_hold_is_refused_and_nothing_is_written():
+def test_a_narrow_family_widens_at_the_first_value_it_cannot_hold_and_loses_nothing():
     db = TSDB(t0=0, tick_s=15, capacity=16)
     fam = db.family("kube_pod_info", ("pod",), np.float16)
     rows = fam.rows_for([("a",), ("b",)])
     db.write(fam, 0, rows, np.array([1.0, 0.0]))
-    with pytest.raises(ValueError, match="kube_pod_info stores float16"):
-        db.write(fam, 1, rows, np.array([1.0, 0.1]))
-    with pytest.raises(ValueError, match="cannot hold these values exactly"):
-        db.write(fam, 1, rows, np.array([1.0, np.nan]))  # absence is not written
-    assert np.isnan(fam.data[:2, 1]).all() and fam.data[:2, 0].tolist() == [1.0, 0.0]
-    with pytest.raises(ValueError, match="already stores float16"):
+    assert fam.data.dtype == np.float16
+    db.write(fam, 1, rows, np.array([1.0, 0.1]))  # 0.1 is not a float16
+    assert fam.data.dtype == np.float64
+    assert (
+        fam.data[:2, :2].tolist() == [[1.0, 1.0], [0.0, 0.1]] and np.isnan(fam.data[:2, 2:]).all()
+    )
+    db.write(fam, 2, rows, np.array([2.0, 3.0]))
+    db.family("kube_pod_info", ("pod",), np.float16)  # still the family declared so
+    with pytest.raises(ValueError, match="already declared float16"):
         db.family("kube_pod_info", ("pod",))
+
+
+def test_a_float32_counter_past_2_to_the_24_widens_and_queries_stay_exact():
+    """Counters of whole events are float32 until one passes 2**24, where float32 skips odd
+    integers: from that write on the family is float64, and every query equals a float64
+    store's, bit for bit."""
+    from sre_gym.telemetry.promql import Engine
+
+    dbs = []
+    for dtype in (np.float32, np.float64):
+        db = TSDB(t0=0, tick_s=15, capacity=64)
+        fam = db.family("traces_span_metrics_calls_total", ("service_name",), dtype)
+        rows = fam.rows_for([("a",), ("b",)])
+        count = np.array([2**24 - 300.0, 5.0])
+        for k in range(40):
+            count += [37.0, 1.0]  # the first counter passes 2**24 at the ninth tick
+            db.write(fam, k, rows, count)
+            db.commit(k)
+        dbs.append((db, fam))
+    (narrow, fam32), (wide, _) = dbs
+    assert fam32.dtype == np.float32 and fam32.data.dtype == np.float64
+    assert np.array_equal(fam32.data, wide.families[fam32.name].data, equal_nan=True)
+    for q in ("rate(traces_span_metrics_calls_total[1m])", "traces_span_metrics_calls_total + 1"):
+        for t in (60.0, 135.0, 585.0):
+            assert Engine(narrow).instant(q, t) == Engine(wide).instant(q, t), (q, t)

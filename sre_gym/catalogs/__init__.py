@@ -123,6 +123,12 @@ def write_quarantine(
 @functools.cache
 def load_catalog(name: str, include_quarantined: bool = False) -> AppCatalog:
     """App, faults and changes of one app, cross-checked against each other."""
+    if not include_quarantined:
+        # the same models as the whole catalog's, less the quarantined faults: the change corpus
+        # is validated and held once per process, not once per variant (about 3 MB an app)
+        whole = load_catalog(name, include_quarantined=True)
+        q = load_quarantine().get(name, {})
+        return whole.model_copy(update={"faults": [f for f in whole.faults if f.id not in q]})
     app = load_app(name)
     base = catalog_dir()
     fpath = base / "faults" / f"{name}.yaml"
@@ -192,9 +198,6 @@ def load_catalog(name: str, include_quarantined: bool = False) -> AppCatalog:
     for svc in published:
         if svc not in services:
             raise CatalogError(f"published_tags of {name}: unknown service {svc!r}")
-    if not include_quarantined:
-        q = load_quarantine().get(name, {})
-        faults = [f for f in faults if f.id not in q]
     return AppCatalog(
         app=app, faults=faults, changes=changes, teams=teams, published_tags=published
     )

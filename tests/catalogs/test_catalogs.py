@@ -17,6 +17,7 @@ from sre_gym.catalogs import (
     hard_callers,
     load_app,
     load_catalog,
+    load_quarantine,
     load_release,
 )
 from sre_gym.catalogs.schema import parse_cpu, parse_mem
@@ -280,18 +281,36 @@ def tmp_catalog(tmp_path, monkeypatch):
         p.write_text(yaml.safe_dump(data))
 
     def load():
-        return load_catalog.__wrapped__(OB)
+        # load_catalog(OB) filters the cached whole catalog: clear the cache around each load
+        load_catalog.cache_clear()
+        try:
+            return load_catalog(OB)
+        finally:
+            load_catalog.cache_clear()
 
-    return edit, load
+    yield edit, load
+    load_catalog.cache_clear()
 
 
 def _fault(data, fid):
     return next(f for f in data["faults"] if f["id"] == fid)
 
 
-def test_tmp_catalog_copy_loads_identically(tmp_catalog):
+def test_tmp_catalog_copy_loads_identically(tmp_catalog, monkeypatch):
     _, load = tmp_catalog
-    assert load() == load_catalog(OB)
+    copy = load()
+    monkeypatch.undo()  # the shipped catalogs again
+    assert copy == load_catalog(OB)
+
+
+def test_the_catalog_without_quarantine_shares_the_whole_catalogs_models():
+    app = "astronomy-shop"  # (it has quarantined faults)
+    whole, kept = load_catalog(app, include_quarantined=True), load_catalog(app)
+    assert kept.changes is whole.changes and kept.app is whole.app
+    quarantined = set(load_quarantine().get(app, {}))
+    assert quarantined and len(kept.faults) == len(whole.faults) - len(quarantined)
+    assert [f for f in whole.faults if f.id not in quarantined] == kept.faults
+    assert all(any(f is g for g in whole.faults) for f in kept.faults)
 
 
 NODE_FAULT = {

@@ -1119,6 +1119,39 @@ def test_shared_subexpressions_are_keyed_by_their_whole_structure():
     assert eng.shared_results is None  # nothing is kept past the block
 
 
+def _sub_keys(node) -> list:
+    out = [getattr(node, "sub_key", None)]
+    for child in node.children() if hasattr(node, "children") else ():
+        out += _sub_keys(child)
+    return out
+
+
+def test_engines_share_parsed_queries_and_their_debug_forms_and_still_pickle():
+    import copy
+    import pickle
+
+    import promql_parser as pp
+
+    from sre_gym.telemetry.promql import engine as engine_mod
+
+    q = 'sum by (job) (rate(req_total{job!="x"}[1m])) / ignoring(x) (1 + count(temp) > bool 2)'
+    first, second = Engine(build()), Engine(build())
+    a, b = first.compile(q), second.compile(q)
+    assert a is not b and a.root is not b.root  # plans (and their trackers) stay per engine
+    # the debug forms, which key shared subexpressions, are the parser's, computed once
+    ast = pp.parse(q)
+    keys = _sub_keys(a.root)
+    assert keys == _sub_keys(b.root) and keys[0] == repr(ast)
+    assert engine_mod._parse(q) is engine_mod._parse(q)
+    # a query longer than a rule is parsed afresh each time: agents cannot fill the cache
+    long_q = 'sum(temp{job=~"' + "a|" * 1500 + 'c"})'
+    assert engine_mod._parse(long_q) is not engine_mod._parse(long_q)
+    assert first.eval(long_q, [600.0]).labels == Engine(build()).eval(long_q, [600.0]).labels
+    for eng in (first, second):  # what the memo holds (parser objects) is not carried along
+        for clone in (pickle.loads(pickle.dumps(eng)), copy.deepcopy(eng)):
+            assert _exact(clone.eval(q, [600.0])) == _exact(eng.eval(q, [600.0]))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=instant_exprs(), times=_TIMES)
 def test_skipping_series_without_samples_changes_no_result(query, times):

@@ -9,6 +9,7 @@ and reused while the label sets it depends on are unchanged.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 
@@ -115,6 +116,21 @@ def _empty_if_unselected(node: Node) -> bool:
         return f"Plan({self.query!r}, kind={self.kind})"
 
 
+def _parse(query: str) -> tuple[object, dict[int, tuple[object, str]]]:
+    """The parser's tree of ``query`` and a memo of its nodes' debug forms, which cost more than
+    the parse (keyed by node identity, each entry holding its node so that the identity cannot be
+    reused). Queries of rule-pack size are shared by every engine (each reset compiles the same
+    rule pack); a longer one, which only an agent's ad-hoc query can be, is parsed afresh."""
+    if len(query) > 2048:
+        return pp.parse(query), {}
+    return _parse_shared(query)
+
+
+@functools.lru_cache(maxsize=128)  # the rule pack (44), the numeric features (8), agents' queries
+def _parse_shared(query: str) -> tuple[object, dict[int, tuple[object, str]]]:
+    return pp.parse(query), {}
+
+
 class Engine:
     """Evaluates PromQL against a :class:`~sre_gym.telemetry.tsdb.TSDB`.
 
@@ -129,6 +145,7 @@ class Engine:
         self.lookback_ms = int(round(lookback_s * 1000))
         self.subquery_step_ms = int(round(subquery_step_s * 1000))
         self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self._forms: dict[int, tuple[object, str]] = {}  # the debug forms of the tree being built
         self.max_plans = 4096  # LRU bound: agents may send many distinct ad-hoc queries
         self._spans: dict[tuple, tuple] | None = None  # see shared_spans
         self._alive: dict[tuple, tuple] | None = None  # see alive
@@ -144,6 +161,7 @@ class Engine:
         # Plans hold parser objects that cannot be pickled; they are rebuilt on demand.
         state = self.__dict__.copy()
         state["_plans"] = OrderedDict()
+        state["_forms"] = {}
         state["_spans"] = None
         state["_alive"] = None
         state["shared_results"] = None
@@ -172,7 +190,7 @@ class Engine:
         if not isinstance(query, str):
             raise PromQLError(f"query must be a string, got {type(query).__name__}")
         try:
-            ast = pp.parse(query)
+            ast, self._forms = _parse(query)
         except ValueError as e:
             raise PromQLError(f"parse error: {e}") from None
         except BaseException as e:  # the Rust parser may panic on odd input
@@ -230,7 +248,10 @@ class Engine:
         # the parser's debug form spells out every field (unlike its PromQL text, which writes
         # ``x[5m:]`` as ``x[5m]``): equal forms are the same computation
         if getattr(node, "op", None) not in ("topk", "bottomk"):  # these keep their last ranks
-            node.sub_key = repr(e)
+            seen = self._forms.get(id(e))
+            if seen is None or seen[0] is not e:
+                seen = self._forms[id(e)] = (e, repr(e))
+            node.sub_key = seen[1]
         return node
 
     # -- evaluation -----------------------------------------------------------------------------

@@ -143,7 +143,10 @@ class _TreeSampler(threading.Thread):
 
     def run(self) -> None:
         while not self._done.is_set():
-            now = _tree_memory_mb(os.getpid())
+            try:
+                now = _tree_memory_mb(os.getpid())
+            except Exception:  # (a reading /proc refuses is a sample missed, not a failed session)
+                now = {}
             if sum(now.values()) > sum(self.peak.values()):
                 self.peak = now
             self._done.wait(0.5)

@@ -118,8 +118,7 @@ def _empty_if_unselected(node: Node) -> bool:
 
 def _parse(query: str) -> tuple[object, dict[int, tuple[object, str]]]:
     """The parser's tree of ``query`` and a memo of its nodes' debug forms, which cost more than
-    the parse (keyed by node identity, each entry holding its node so that the identity cannot be
-    reused). Queries of rule-pack size are shared by every engine (each reset compiles the same
+    the parse (keyed by node identity). Queries of rule-pack size are shared by every engine (each reset compiles the same
     rule pack); a longer one, which only an agent's ad-hoc query can be, is parsed afresh."""
     if len(query) > 2048:
         return pp.parse(query), {}
@@ -249,7 +248,7 @@ class Engine:
         # ``x[5m:]`` as ``x[5m]``): equal forms are the same computation
         if getattr(node, "op", None) not in ("topk", "bottomk"):  # these keep their last ranks
             seen = self._forms.get(id(e))
-            if seen is None or seen[0] is not e:
+            if seen is None:  # (the entry keeps ``e`` alive, so its identity is not reused)
                 seen = self._forms[id(e)] = (e, repr(e))
             node.sub_key = seen[1]
         return node

@@ -358,18 +358,28 @@ def test_memoised_levels_give_the_same_tick_as_a_cold_start(world):
 
 def test_levels_follow_the_ready_pods(world):
     """A different set of ready pods gets its own levels: every ready pod sits in exactly one
-    level, under its own service, and each level's weights average its services' pods."""
+    level, each level's weights average its services' pods, and the plan's edges are exactly the
+    calls the ready pods make, level by level."""
     topo = world.topo
     svc = world.field("pod_dep")[world.field("rows")]
     svc = svc[svc < topo.n]
     for s in (svc, np.concatenate([svc, svc[:3]])):  # three pods more: other positions
-        levels = dynamics._levels(topo, s)
-        seen = np.concatenate([lv.idx for lv in levels])
+        plan = dynamics._levels(topo, s)
+        seen = np.concatenate([lv.idx for lv in plan.levels])
         assert sorted(seen.tolist()) == list(range(len(s)))
-        for lv in levels:
-            assert (lv.ps == s[lv.idx]).all()
+        assert plan.order.tolist() == seen.tolist()
+        for lv in plan.levels:
+            ps = s[lv.idx]
+            assert np.unique(ps).tolist() == lv.uniq.tolist()
             np.testing.assert_allclose(lv.w.sum(axis=1), 1.0)
-            assert lv.w.shape == (len(np.unique(lv.ps)), len(lv.idx))
+            assert lv.w.shape == (len(lv.uniq), len(lv.idx))
+            used = topo.calls[ps] > 0
+            assert used[lv.pi, lv.pj].all() and len(lv.pi) == used.sum()
+            assert (plan.pod[lv.edges] == lv.idx[lv.pi]).all()
+            assert (plan.callee[lv.edges] == lv.pj).all()
+            assert (lv.calls == topo.calls[ps[lv.pi], lv.pj]).all()
+        assert (plan.svc == s[plan.pod]).all()
+        assert len(plan.pod) == (topo.calls[s] > 0).sum()
 
 
 def test_levels_memo_is_bounded_and_keeps_the_latest_sets(world):

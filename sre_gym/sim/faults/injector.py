@@ -72,6 +72,9 @@ class Injector(FaultDriver):
         self.probes = SimProbes(cl)
         cl.tick_hooks.append(self._on_tick)
         self.persistence = PersistenceChecker(self, hold_s, persistence_s)
+        # in a persistence challenge's fork: the one fault whose probe the challenge reads (the
+        # probes only read the world, so leaving the others out changes nothing)
+        self.only: int | None = None
 
     @property
     def window(self) -> Window:
@@ -142,6 +145,8 @@ class Injector(FaultDriver):
             return  # a no-action counterfactual: its probes are never read (they only read)
         t = self.cl.time_of_tick(tick)
         live = self.active(t)
+        if self.only is not None:
+            live = [inj for inj in live if inj.index == self.only]
         if live:
             self.probes.out = out
             # (a persistence fork keeps the fault past its end: its artifact is still read)

@@ -146,6 +146,7 @@ class PersistenceChecker:
         fork_cl = cl.fork(keep)
         fork = next(h.__self__ for h in fork_cl.tick_hooks if h.__name__ == "_on_tick")
         fork.persistence.enabled = False
+        fork.only = inj.index
         f = inj.fault
         kind = "none"
         if f.target in {d.name for d in fork_cl.world.deployments}:

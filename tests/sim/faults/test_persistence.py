@@ -84,3 +84,58 @@ def test_no_intervention_no_challenge():
         env.step([])
     assert env.evidence.of("challenge") == []
     assert not env.backend.injector.persistence.watches
+
+
+def test_a_challenge_fork_probes_only_the_challenged_fault_and_judges_as_if_it_probed_all(
+    monkeypatch,
+):
+    """The fork probes the challenged fault alone (the others' probes are never read there), and
+    the challenges come out as they do when the fork probes every live fault."""
+    from sre_gym.sim.cluster import SimCluster
+    from sre_gym.sim.faults.injector import Injector
+
+    faults = [
+        {"fault": LEAK, "start": 60, "end": 900},
+        {"fault": "ob-addr-drift-cartservice-redis-cart", "start": 120, "end": 900},
+    ]
+
+    def run(m) -> tuple[list[dict], list[tuple[int, np.ndarray]]]:
+        """The challenges, and per fork: the tick it was forked at and its probe records."""
+        forks: list[tuple[int, SimCluster]] = []
+        real_fork = SimCluster.fork
+
+        def fork(self, *a, **k):
+            forks.append((self.tick, real_fork(self, *a, **k)))
+            return forks[-1][1]
+
+        m.setattr(SimCluster, "fork", fork)
+        env = SREMarathonEnv(app=OB)
+        agent = OracleAgent(env)
+        obs, info = env.reset(seed=0, options={"faults": faults})
+        while env.invocation * INVOCATION_S < 1500:
+            obs, _, _, _, info = env.step(agent.act(obs, info))
+        hook = "_on_tick"
+        probes = [
+            (k, next(h.__self__ for h in f.tick_hooks if h.__name__ == hook).probe)
+            for k, f in forks
+        ]
+        return env.evidence.of("challenge"), probes
+
+    with monkeypatch.context() as m:
+        challenges, forks = run(m)
+    assert {c["index"] for c in challenges} == {0, 1}
+    for (k, probe), ch in zip(forks, challenges, strict=True):
+        mine, other = ch["index"], 1 - ch["index"]
+        assert (probe[mine, k : k + 5] >= 0).all()  # the fork probed the challenged fault
+        assert (probe[other, k:] == -1).all()  # and nothing of the other one
+    with monkeypatch.context() as m:
+        # forks that ignore the restriction probe every live fault
+        m.setattr(
+            Injector, "only", property(lambda self: None, lambda self, v: None), raising=False
+        )
+        all_probed, forks_all = run(m)
+    assert any(
+        (probe[1 - ch["index"], k:] >= 0).any()
+        for (k, probe), ch in zip(forks_all, all_probed, strict=True)
+    )
+    assert all_probed == challenges

@@ -284,6 +284,7 @@ class SimCluster(Interventions, Deploys):
         ]
         for d in w.deployments:
             shared += d.revisions  # Revision objects are never mutated; the lists are copied
+        shared += w.netpols  # frozen: policies are added and deleted, never changed
         for hook in self.tick_hooks:
             owner = getattr(hook, "__self__", None)
             if owner is not None and hasattr(owner, "records"):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -219,6 +220,20 @@ def test_a_fork_takes_over_only_the_kept_actions_and_simulates_as_a_filtered_cop
     for k in arrays:
         assert np.array_equal(getattr(lean, k), getattr(full, k), equal_nan=True), k
     assert np.array_equal(lean.pods.ready[: lean.pods.n], full.pods.ready[: full.pods.n])
+
+
+def test_a_fork_shares_the_frozen_network_policies_but_not_their_list(cl):
+    """Policies are frozen, so a fork takes them over without copying; deleting one in the fork
+    leaves the real run's policies as they were."""
+    fork = cl.fork()
+    assert cl.world.netpols
+    assert all(a is b for a, b in zip(fork.world.netpols, cl.world.netpols, strict=True))
+    name = fork.world.netpols[0].name
+    fork.delete_networkpolicy(name, fork.now)
+    assert name in [p.name for p in cl.world.netpols]
+    assert name not in [p.name for p in fork.world.netpols]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cl.world.netpols[0].name = "changed"  # type: ignore[misc]
 
 
 def test_edge_records_keep_every_pair_that_carries_anything(monkeypatch):

@@ -35,16 +35,29 @@ class OracleAgent(Agent):
         self.reverted: set[int] = set()  # faults whose commit the oracle reverted in the head
         self.unlinked: set[int] = set()  # reported on a pending alert, which is not in it yet
         self.n_reports = 0
+        self._alerts: dict[tuple[str, str], tuple[float, str, set[str]]] = {}
+
+    def _seen(self, a: dict[str, Any]) -> tuple[float, str, set[str]]:
+        """(start, id, entities in lower case) of an alert of the history; an alert keeps its
+        labels, so each is worked out once (the history reaches thousands of alerts)."""
+        key = (a["id"], a["starts_at"])
+        hit = self._alerts.get(key)
+        if hit is None:
+            ents = {e.lower() for e in alert_entities(a["labels"])}
+            hit = self._alerts[key] = (_ts(a["starts_at"]), a["id"], ents)
+        return hit
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
         env = self.env
         b = env.backend
         now = float(obs["time"])
         grace = env.scoring.attribution_grace_s
-        seen = [
-            (_ts(a["starts_at"]), a["id"], {e.lower() for e in alert_entities(a["labels"])})
-            for a in alerts_of(obs)
-        ]
+        seen = [self._seen(a) for a in alerts_of(obs)]
+        # each alert's place in the history under each entity it names, in history order
+        by_entity: dict[str, list[int]] = {}
+        for k, (_, _, ents) in enumerate(seen):
+            for e in ents:
+                by_entity.setdefault(e, []).append(k)
         # alerts whose condition holds but whose `for:` has not run out yet (ground truth: no
         # agent sees them); the oracle acts on them and adds the alert once it fires
         pending = [
@@ -73,7 +86,9 @@ class OracleAgent(Agent):
             if inj.start > now:
                 continue
             scope = {s.lower() for s in (*inj.affected, *inj.culprits)}
-            mine = [i for t, i, ents in seen if inj.start <= t <= inj.end + grace and scope & ents]
+            # the alerts naming its scope, in history order, that started within its window
+            near = sorted({k for e in scope for k in by_entity.get(e, ())})
+            mine = [seen[k][1] for k in near if inj.start <= seen[k][0] <= inj.end + grace]
             if inj.index in self.unlinked and mine:  # the alert it acted early on fired
                 add = call(
                     "update_incident", incident_id=self.reported[inj.index], add_alert_ids=mine

@@ -90,6 +90,12 @@ class Backend(Protocol):
         """Every alert that started firing at or before ``t``, as ``alert_view`` shows it."""
         ...
 
+    def alert_listing(self, t: float) -> list[dict[str, Any]]:
+        """``alerts(t)`` for readers that change nothing: the views may be shared between calls,
+        and a shared view is replaced, never changed, when its alert's state changes (so a reader
+        may keep what it worked out from a view for as long as the view is the same object)."""
+        ...
+
     def alert_entities(self, alert_id: str) -> list[str]:
         """The workloads, nodes or zones an alert is about (``[]`` for an unknown id)."""
         ...

@@ -302,6 +302,9 @@ class LiveBackend(LiveEpisode, LiveReads, LiveInterventions, Backend, Orchestrat
                 out.append(alert_view(aid, a, start, t))
         return out
 
+    def alert_listing(self, t: float) -> list[dict[str, Any]]:
+        return self.alerts(t)  # new views on every read: nothing is shared
+
     def alert_entities(self, alert_id: str) -> list[str]:
         a = self._alerts.get(alert_id)
         return alert_entities(a["labels"]) if a else []

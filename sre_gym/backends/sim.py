@@ -164,6 +164,10 @@ class SimBackend(
         self._evaluate(t)
         return [dict(v) for v in self._listing_at(t)]
 
+    def alert_listing(self, t: float) -> list[dict[str, Any]]:
+        self._evaluate(t)
+        return list(self._listing_at(t))  # (the list itself grows with later reads)
+
     def _listing_at(self, t: float) -> list[dict[str, Any]]:
         """The alert views as of ``t`` (shared: callers copy them)."""
         alerts, order = self._alerts, self._alert_order

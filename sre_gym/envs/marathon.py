@@ -18,6 +18,7 @@ from sre_gym.envs.actions import parse_action
 from sre_gym.envs.live import live_backend, live_config
 from sre_gym.envs.live import noaction_entry as live_noaction
 from sre_gym.envs.noaction import noaction_entry
+from sre_gym.envs.observation_text import ALERTS_CHARS, AlertHistory, dump
 from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
@@ -34,12 +35,9 @@ from sre_gym.tools.specs import BUDGET_S
 # 45 in the marathon profile; an env's own count is env.n_invocations
 N_INVOCATIONS = EPISODE_S // INVOCATION_S
 MAX_CALLS = 64
-ALERTS_CHARS = 1 << 21
 RESULTS_CHARS = 1 << 21
 INCIDENTS_CHARS = 1 << 20
 NOTES_CHARS = 1 << 16
-# what the observation shows of each alert (get_alerts also gives the description)
-_ALERT_KEYS = ("id", "name", "severity", "state", "labels", "starts_at", "ends_at", "summary")
 EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
@@ -342,9 +340,7 @@ class SREMarathonEnv(gym.Env):
         self._open = None
         self.invocation = 0
         self.notes = ""
-        self._alert_json: dict[tuple[str, str], str] = {}  # alert ids restart every episode
-        self._alert_shown: dict[tuple[str, str], dict[str, Any]] = {}
-        self._alerts_memo: tuple[Any, float, list[dict[str, Any]]] | None = None
+        self._history = AlertHistory()  # (alert ids restart every episode)
         self.last_results: list[dict] = []
         self.score_now = 0.0
         self.scorecard: dict | None = None
@@ -521,46 +517,18 @@ class SREMarathonEnv(gym.Env):
         return self._obs(), float(reward), terminated, False, info
 
     def alerts_text(self) -> str:
-        """``alerts_view()`` as the observation's JSON text. An alert's entry depends only on its
-        id and state, so each is encoded once per state and the list is joined (the same bytes as
-        encoding the whole list: the history grows to hundreds of alerts and is sent every step)."""
-        cache = self._alert_json
-        parts = []
-        for a in self._alerts_now():
-            key = (a["id"], a["state"])
-            s = cache.get(key)
-            if s is None:
-                s = cache[key] = _dump(a, ALERTS_CHARS)
-            parts.append(s)
-        return _truncate("[" + ",".join(parts) + "]", ALERTS_CHARS)
+        """``alerts_view()`` as the observation's JSON text."""
+        return self._history.text(self.backend, self._invocation_start())
 
     def alerts_view(self, copy: bool = True) -> list[dict[str, Any]]:
         """The alert history as the observation shows it (as of the current invocation's start).
         ``copy=False`` hands out the env's own list, to read and not to change: the numeric
         wrappers read it several times a step, and Train Ticket's history reaches 3,000 alerts."""
-        return [dict(a) for a in self._alerts_now()] if copy else self._alerts_now()
+        shown = self._history.entries(self.backend, self._invocation_start())
+        return [dict(a) for a in shown] if copy else shown
 
-    def _alerts_now(self) -> list[dict[str, Any]]:
-        """``alerts_view()`` without the copies (read-only). Built once per invocation: the
-        wrappers read it several times a step, and once the world has run to the invocation's start
-        the history as of then no longer changes. An alert's entry depends only on its id and
-        state, so each entry is built once per state."""
-        b = self.backend
-        t = b.episode_start + INVOCATION_S * self.invocation
-        memo = self._alerts_memo
-        if memo is not None and memo[0] is b and memo[1] == t:
-            return memo[2]
-        shown = self._alert_shown
-        out = []
-        for a in b.alerts(t):
-            key = (a["id"], a["state"])
-            v = shown.get(key)
-            if v is None:
-                v = shown[key] = {k: a[k] for k in _ALERT_KEYS}
-            out.append(v)
-        if b.now >= t:  # (a live world's clock may not have reached it yet)
-            self._alerts_memo = (b, t, out)
-        return out
+    def _invocation_start(self) -> float:
+        return self.backend.episode_start + INVOCATION_S * self.invocation
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.backend is None:
@@ -588,7 +556,7 @@ class SREMarathonEnv(gym.Env):
         if self.backend is not None:
             self.backend.close()
         self.backend = None
-        self._alerts_memo = None  # (it holds the backend: let the episode go)
+        self._history = AlertHistory()  # (it holds the backend: let the episode go)
 
     # ------------------------------------------------------------------ helpers
     def _drain(self) -> None:
@@ -632,7 +600,7 @@ class SREMarathonEnv(gym.Env):
 
     def incidents_text(self) -> str:
         """The open incidents as the observation shows them."""
-        return _dump(
+        return dump(
             self.toolbox.open_incidents() if hasattr(self, "toolbox") else [], INCIDENTS_CHARS
         )
 
@@ -675,15 +643,4 @@ def results_text(results: list[dict]) -> str:
         }
         for r in results
     ]
-    return _dump(shown, RESULTS_CHARS)
-
-
-def _dump(x: Any, limit: int) -> str:
-    s = json.dumps(x, sort_keys=True, ensure_ascii=True, default=str, separators=(",", ":"))
-    return _truncate(s, limit)
-
-
-def _truncate(s: str, limit: int) -> str:
-    if len(s) > limit:
-        s = s[: limit - 64] + f'..."[truncated {len(s) - limit + 64} characters]"'
-    return s
+    return dump(shown, RESULTS_CHARS)

@@ -118,6 +118,10 @@ def test_alerts_get_ids_in_order_of_first_sight_and_resolve_when_gone(fc, backen
     assert view["ALR-0002"]["state"] == "firing"
     assert view["ALR-0003"]["labels"] == b_cart["labels"] and view["ALR-0003"]["state"] == "firing"
     assert backend.alerts(T0 + 10)[0]["state"] == "firing"  # as of an earlier time
+    # readers that copy nothing get the same list, in new views on every read
+    listing = backend.alert_listing(T0 + 60)
+    assert listing == backend.alerts(T0 + 60)
+    assert all(a is not b for a, b in zip(listing, backend.alert_listing(T0 + 60), strict=True))
     out = run(toolbox, backend, "get_alerts", state="resolved")
     assert [a["id"] for a in out["result"]] == ["ALR-0001"]
     assert out["result"][0]["runbook"] == "check HighErrorRate"

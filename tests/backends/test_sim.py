@@ -159,3 +159,29 @@ def test_the_alert_list_follows_fires_and_resolutions_and_hands_out_copies(app):
     got = b.alerts(times[-1])
     got[0]["state"] = "tampered"
     assert b.alerts(times[-1])[0]["state"] != "tampered"
+
+
+def test_the_alert_listing_shares_views_until_an_alert_changes():
+    """``alert_listing`` gives what ``alerts`` gives, without copies: a view is the same object
+    from read to read until its alert resolves, when a new view replaces it."""
+    b = SimBackend("online-boutique", 0)
+    last: dict[str, dict] = {}
+    replaced = kept = 0
+    for k in range(1, 31):
+        t = b.episode_start + 120.0 * k
+        b.advance_to(t)
+        listing = b.alert_listing(t)
+        assert listing == _alerts_by_definition(b, t)
+        for v in listing:
+            old = last.get(v["id"])
+            if old is not None:
+                if old["state"] == v["state"]:
+                    assert old is v
+                    kept += 1
+                else:
+                    assert old is not v and old["state"] == "firing"
+                    replaced += 1
+            last[v["id"]] = v
+        listing.clear()  # the caller's list: the backend's own is not touched
+        assert b.alert_listing(t) == _alerts_by_definition(b, t)
+    assert kept and replaced

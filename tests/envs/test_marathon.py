@@ -337,7 +337,7 @@ def test_hand_placed_faults_must_fit_the_profile_length():
 
 
 def test_alert_text_is_the_json_of_the_alert_view_across_resets():
-    from sre_gym.envs.marathon import ALERTS_CHARS, _dump
+    from sre_gym.envs.observation_text import ALERTS_CHARS, dump
 
     env = SREMarathonEnv()
     for seed in (0, 5):  # alert ids restart each episode: nothing encoded may carry over
@@ -345,12 +345,12 @@ def test_alert_text_is_the_json_of_the_alert_view_across_resets():
         for k in range(N_INVOCATIONS):
             obs, *_ = env.step([])
             if k % 9 == 0 or k == N_INVOCATIONS - 1:
-                assert obs["alerts"] == _dump(env.alerts_view(), ALERTS_CHARS)
+                assert obs["alerts"] == dump(env.alerts_view(), ALERTS_CHARS)
         assert json.loads(obs["alerts"])
 
 
 def test_the_alert_view_is_the_backends_list_as_of_the_invocation_and_hands_out_copies():
-    from sre_gym.envs.marathon import _ALERT_KEYS
+    from sre_gym.envs.observation_text import ALERT_KEYS
 
     env = SREMarathonEnv()
     for seed in (0, 5):  # a new episode, a new backend: nothing read before may carry over
@@ -358,7 +358,7 @@ def test_the_alert_view_is_the_backends_list_as_of_the_invocation_and_hands_out_
         for _ in range(20):
             b = env.backend
             t = b.episode_start + INVOCATION_S * env.invocation
-            want = [{k: a[k] for k in _ALERT_KEYS} for a in b.alerts(t)]
+            want = [{k: a[k] for k in ALERT_KEYS} for a in b.alerts(t)]
             view = env.alerts_view()
             assert view == want
             shared = env.alerts_view(copy=False)  # the env's own list, for readers in a hurry

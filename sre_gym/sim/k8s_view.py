@@ -87,13 +87,17 @@ def pod_summary(cl: SimCluster, r: int) -> dict:
 
 
 def deployment_summary(cl: SimCluster, dep: Deployment) -> dict:
-    st = cl.deployment_status()
-    i = dep.index
+    # counted for this deployment alone (``deployment_status`` counts every deployment): a
+    # listing or a reader describing each deployment in turn would count them all each time
+    p = cl.pods
+    live = p.live()
+    mine = live[p.dep[live] == dep.index]
+    available = int(np.count_nonzero(p.ready[mine]))
     return {
         "name": dep.name,
-        "ready": f"{int(st['status_replicas_available'][i])}/{dep.replicas}",
-        "up_to_date": int(st["status_replicas_updated"][i]),
-        "available": int(st["status_replicas_available"][i]),
+        "ready": f"{available}/{dep.replicas}",
+        "up_to_date": int(np.count_nonzero(p.rev[mine] == dep.current.number)),
+        "available": available,
         "revision": dep.current.number,
         "image": dep.current.template.image,
         "age": age(cl.now, dep.revisions[0].created),

@@ -74,6 +74,23 @@ def test_get_deployments_and_replicasets(busy):
     assert [(r["current"], r["ready"]) for r in rs] == [(1, 1), (1, 0)]  # stuck rollout
 
 
+def test_each_deployments_counts_are_the_cluster_status_of_it(busy):
+    """A deployment's summary counts its own pods; the counts are those of the status every
+    deployment gets at once (the kube-state-metrics view), here with a stuck rollout, crash
+    loops and a dead node among them."""
+    st = busy.deployment_status()
+    deps = by_name(K.get(busy, "deployments"))
+    for d in busy.world.deployments:
+        got = deps[d.name]
+        assert got["available"] == st["status_replicas_available"][d.index]
+        assert got["up_to_date"] == st["status_replicas_updated"][d.index]
+        assert got["ready"] == f"{got['available']}/{d.replicas}"
+        assert K.describe(busy, "deployments", d.name)["available"] == got["available"]
+    assert any(g["up_to_date"] < g["available"] for g in deps.values()) or any(
+        g["available"] < int(g["ready"].split("/")[1]) for g in deps.values()
+    )
+
+
 def test_get_services_nodes_namespaces_configmaps(busy):
     svcs = by_name(K.get(busy, "services"))
     assert "loadgenerator" not in svcs and len(svcs) == 11

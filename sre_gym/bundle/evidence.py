@@ -34,8 +34,13 @@ EVENT_TYPES = frozenset(
 )
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # exactly these types (not subclasses)
+
+
 def jsonable(x: Any) -> Any:
     """Plain JSON types (numpy scalars and tuples become Python numbers and lists)."""
+    if type(x) in _PLAIN:  # most leaves: nothing to convert
+        return x
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, list | tuple):

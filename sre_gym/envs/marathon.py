@@ -270,6 +270,7 @@ class SREMarathonEnv(gym.Env):
             }
         )
         self.backend: Any = None
+        self._history = AlertHistory()
         self._open: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ gym API

@@ -143,8 +143,8 @@ def main() -> None:
     print(f"{'full GC collections':28s} {full_gc['s'] / n:6.3f} s/episode")
     # the three never call one another, so what is left is a floor on the episode's time however
     # fast they become
-    array_s = sum(cost[name] for name in LARGEST_STAGES)
-    print(f"{'outside the largest three':28s} {(total - array_s) / n:6.3f} s/episode")
+    largest_s = sum(cost[name] for name in LARGEST_STAGES)
+    print(f"{'outside the largest three':28s} {(total - largest_s) / n:6.3f} s/episode")
 
 
 if __name__ == "__main__":

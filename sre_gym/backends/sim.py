@@ -161,8 +161,7 @@ class SimBackend(
     # ------------------------------------------------------------------ reads
     def alerts(self, t: float) -> list[dict[str, Any]]:
         """Every alert that started firing at or before t, with its state as of t."""
-        self._evaluate(t)
-        return [dict(v) for v in self._listing_at(t)]
+        return [dict(v) for v in self.alert_listing(t)]
 
     def alert_listing(self, t: float) -> list[dict[str, Any]]:
         self._evaluate(t)

@@ -89,11 +89,11 @@ class OracleAgent(Agent):
             # the alerts naming its scope, in history order, that started within its window
             near = sorted({k for e in scope for k in by_entity.get(e, ())})
             mine = [seen[k][1] for k in near if inj.start <= seen[k][0] <= inj.end + grace]
-            if inj.index in self.unlinked and mine:  # the alert it acted early on fired
-                add = call(
-                    "update_incident", incident_id=self.reported[inj.index], add_alert_ids=mine
-                )
-                if spend([add]):
+            iid = self.reported.get(inj.index)
+            if iid is not None and mine:  # keep the incident whole: the fault's new alerts join
+                held = env.toolbox.incidents[iid].alerts
+                new = [a for a in mine if a not in held]
+                if new and spend([call("update_incident", incident_id=iid, add_alert_ids=new)]):
                     self.unlinked.discard(inj.index)
             if inj.index not in self.reported:
                 early = not mine and any(inj.start <= t and scope & ents for t, ents in pending)

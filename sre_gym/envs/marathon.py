@@ -26,7 +26,7 @@ from sre_gym.orchestrator.profiles import ScheduleProfile, schedule_profile_from
 from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
 from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
-from sre_gym.scoring.scorer import marathon_score, score
+from sre_gym.scoring.scorer import score, scores
 from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.tools.dispatch import RESULT_CHARS, Invalid, Toolbox, short
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile
@@ -41,7 +41,16 @@ NOTES_CHARS = 1 << 16
 EVALUATION_KEY_ENV = "SRE_GYM_EVALUATION_KEY"
 # info keys an evaluated agent must never see: the seed rebuilds the schedule from public code, and
 # the running score is an online oracle for guess-and-check localization
-HIDDEN_INFO = ("seed", "score", "scorecard", "bundle")
+HIDDEN_INFO = ("seed", "score", "scores", "scorecard", "bundle")
+# reward="net" pays increments of net_score (the default), "paper" those of the Marathon-Score
+REWARDS = {"net": "net_score", "paper": "marathon_score"}
+
+
+def reward_key(reward: str) -> str:
+    """The scorecard key a reward choice pays the increments of; ValueError on an unknown one."""
+    if reward not in REWARDS:
+        raise ValueError(f"unknown reward {reward!r}; use one of {', '.join(map(repr, REWARDS))}")
+    return REWARDS[reward]
 
 
 def agent_info(info: dict[str, Any]) -> dict[str, Any]:
@@ -138,12 +147,17 @@ class SREMarathonEnv(gym.Env):
 
     ## Rewards
 
-    The increment of the Marathon-Score since the previous step: per fault, credit 1/3 each for
-    correlation, localization (named before the fault is reverted) and repair (held before the revert),
-    staged, averaged over every scheduled fault, x100, minus 1 per blocked forbidden operation. Rewards
-    of an episode sum to its final Marathon-Score (docs/scoring.md has every rule). In evaluation mode
-    (`evaluation_key`) every reward is 0 until the last step, which pays the whole score, so the
-    reward cannot be probed for guess-and-check localization.
+    The increment of `net_score` since the previous step (`reward="net"`, the default): per fault,
+    staged credit for correlation (1/3 times how well the matched incident's alerts agree with the
+    fault's: precision and coverage), localization (1/3, named before the fault is reverted) and
+    repair (1/3, held before the revert), minus costs for incidents matched to no fault, for
+    interventions on workloads no active fault affects or that their incident does not justify, for
+    users degraded beyond the no-action run and for blocked forbidden operations; x100 / scheduled
+    faults, at least -100. `reward="paper"` pays the increments of the paper's Marathon-Score instead
+    (1/3 per stage for any correlated incident, minus 1 per forbidden operation). Rewards of an
+    episode sum to the chosen final score; the scorecard always holds both (docs/scoring.md has
+    every rule). In evaluation mode (`evaluation_key`) every reward is 0 until the last step, which
+    pays the whole score, so the reward cannot be probed for guess-and-check localization.
 
     ## Starting State
 
@@ -171,6 +185,8 @@ class SREMarathonEnv(gym.Env):
     real namespace shows with no fault behind them, plus load noise; "quiet", load noise only;
     "off"; or a dict of `sre_gym.orchestrator.open_world.NoiseProfile` fields; recorded in the
     manifest).
+    `reward` ("net", the default: increments of `net_score`; "paper": of the Marathon-Score;
+    recorded in the manifest).
     `backend` ("sim", the default; or "live": a real Kubernetes cluster and Prometheus, with
     `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
     `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
@@ -186,7 +202,8 @@ class SREMarathonEnv(gym.Env):
     ## Information
 
     `info` has `time` and `invocation` (of the next invocation) and, after a step, `budget_used_s`.
-    In training mode it also has `seed` and `score` (the Marathon-Score so far): conveniences for
+    In training mode it also has `seed`, `score` (the rewarded score so far: the sum of the rewards)
+    and `scores` (both scores so far, `{"net_score": ..., "marathon_score": ...}`): conveniences for
     training and debugging that an evaluated agent must not see (`HIDDEN_INFO`;
     `sre_gym.envs.marathon.agent_info` removes them, and `sre-gym run`, `rollout` and `qualify`
     pass agents only that). The last step adds `scorecard` (every metric) and, with `bundle_dir`,
@@ -227,6 +244,7 @@ class SREMarathonEnv(gym.Env):
         noise: str | dict | NoiseProfile | None = None,
         backend: str = "sim",
         counterfactual: bool = True,
+        reward: str = "net",
         **live: Any,
     ) -> None:
         self.live = live_config(backend, live)  # None: the simulator (envs/live.py)
@@ -237,6 +255,8 @@ class SREMarathonEnv(gym.Env):
                 f"unsupported render_mode {render_mode!r}; use 'ansi', 'rgb_array' or None"
             )
         self.app = app
+        self.reward = reward
+        self._reward_key = reward_key(reward)
         self.release = RELEASE
         self.bundle_dir = bundle_dir
         self.render_mode = render_mode
@@ -323,6 +343,7 @@ class SREMarathonEnv(gym.Env):
                     "schedule_profile": prof.model_dump(mode="json"),
                     "noise_profile": self.noise_profile.model_dump(mode="json"),
                     **({} if self.counterfactual else {"counterfactual": False}),
+                    "reward": self.reward,
                 },
                 "scoring": self.scoring.to_dict(),
                 "t0": b.t0,
@@ -344,6 +365,8 @@ class SREMarathonEnv(gym.Env):
         self._history = AlertHistory()  # (alert ids restart every episode)
         self.last_results: list[dict] = []
         self.score_now = 0.0
+        self.scores_now = {"marathon_score": 0.0, "net_score": 0.0}
+        self._acted = False
         self.scorecard: dict | None = None
         self.bundle_path: str | None = None
         return self._obs(), self._info()
@@ -499,20 +522,24 @@ class SREMarathonEnv(gym.Env):
         terminated = self.invocation >= self.n_invocations
         if terminated:
             self._finish()
-        now = None  # the Marathon-Score as of t_end, where this step pays it
+        else:
+            self._counterfactual()
+        now = None  # both scores as of t_end, where this step pays them
         if terminated:
             self.scorecard = score(self.evidence, cutoff=t_end, config=self.scoring)
-            now = self.scorecard["marathon_score"]
+            now = {k: self.scorecard[k] for k in REWARDS.values()}
             if self.bundle_dir is not None:
                 from sre_gym.bundle import write_bundle
 
                 self.bundle_path = str(write_bundle(self.evidence, self.bundle_dir))
         elif not self.evaluation:
             # evaluation mode pays the whole score at the last step: no online oracle to probe
-            now = marathon_score(self.evidence, cutoff=t_end, config=self.scoring)
+            now = scores(self.evidence, cutoff=t_end, config=self.scoring)
         reward = 0.0
         if now is not None:
-            reward, self.score_now = now - self.score_now, now
+            self.scores_now = now
+            reward = now[self._reward_key] - self.score_now
+            self.score_now = now[self._reward_key]
         info = self._info()
         info["budget_used_s"] = float(op["cursor"] - op["t_start"])
         return self._obs(), float(reward), terminated, False, info
@@ -567,24 +594,35 @@ class SREMarathonEnv(gym.Env):
             )
         self.evidence.arrays.update(self.backend.evidence_arrays())
 
-    def _finish(self) -> None:
-        """Attach the no-action counterfactual; a run without executed interventions is its own."""
+    def _counterfactual(self, final: bool = False) -> None:
+        """Attach the no-action run's entry traffic once the run has intervened (net_score's
+        degradation cost reads it at every step from then on; before, the run is its own).
+        ``final``: the episode is over, so a run that never intervened is its own no-action run."""
         ev = self.evidence
         if not self.counterfactual:
-            return  # the trainer asked for none: the degradation ratio is None
+            return  # the trainer asked for none: the degradation ratio and its cost are None
+        acted = self._acted or any(e["type"] == "intervention" for e in ev.events)
+        self._acted = acted
         if self.live is not None and self.live.get("noaction_bundle"):
-            n = len(ev.arrays["entry"])
-            ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(
-                self.live, ev.manifest, n
-            )
-        elif self.live is not None and any(e["type"] == "intervention" for e in ev.events):
+            if acted or final:  # (read again at the end: the recorded run padded to full length)
+                if final or "entry_noaction" not in ev.arrays:
+                    n = len(ev.arrays["entry"])
+                    ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(
+                        self.live, ev.manifest, n
+                    )
+        elif self.live is not None and acted:
             pass  # no recorded no-op run named: no counterfactual (the degradation ratio is None)
-        elif any(e["type"] == "intervention" for e in ev.events):
-            ev.arrays["entry_noaction"] = noaction_entry(
-                self.release, self.app, self._world_seed, self.backend.schedule, self.noise_profile
-            )
-        else:
+        elif acted:
+            if "entry_noaction" not in ev.arrays:
+                ev.arrays["entry_noaction"] = noaction_entry(
+                    self.release, self.app, self._world_seed, self.backend.schedule, self.noise_profile
+                )
+        elif final:
             ev.arrays["entry_noaction"] = ev.arrays["entry"].copy()
+
+    def _finish(self) -> None:
+        """Attach the no-action counterfactual; a run without executed interventions is its own."""
+        self._counterfactual(final=True)
 
     def _obs(self) -> dict[str, Any]:
         b = self.backend
@@ -620,6 +658,7 @@ class SREMarathonEnv(gym.Env):
         info: dict[str, Any] = {"time": int(t), "invocation": int(self.invocation)}
         if not self.evaluation:
             info["score"] = float(self.score_now)
+            info["scores"] = {k: float(v) for k, v in self.scores_now.items()}
             info["seed"] = int(self.run_seed)
         return info
 

@@ -26,6 +26,7 @@ import numpy as np
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.matching import max_weight_matching
+from sre_gym.scoring.net import net
 from sre_gym.scoring.rules import (
     INFRA_MECHANISMS,
     Incident,
@@ -38,7 +39,16 @@ from sre_gym.scoring.rules import (
     scope,
 )
 
-__all__ = ["INFRA_MECHANISMS", "OUTCOMES", "artifact_matches", "names_fault", "norm", "score"]
+__all__ = [
+    "INFRA_MECHANISMS",
+    "OUTCOMES",
+    "artifact_matches",
+    "marathon_score",
+    "names_fault",
+    "norm",
+    "score",
+    "scores",
+]
 
 OUTCOMES = (
     "handled",
@@ -187,8 +197,18 @@ def marathon_score(
     evidence: Evidence, cutoff: float | None = None, config: ScoringConfig | None = None
 ) -> float:
     """The Marathon-Score as of ``cutoff``: ``score(...)["marathon_score"]`` without the
-    companions (what a reward reads every step)."""
+    companions."""
     return _stages(evidence, cutoff, config).marathon
+
+
+def scores(
+    evidence: Evidence, cutoff: float | None = None, config: ScoringConfig | None = None
+) -> dict[str, float]:
+    """Both scores as of ``cutoff``, ``{"marathon_score": ..., "net_score": ...}``, as ``score``
+    gives them, without the other companions (what a reward reads every step)."""
+    st = _stages(evidence, cutoff, config)
+    n = net(st, _degradation(evidence, st.cut))
+    return {"marathon_score": st.marathon, "net_score": n.score}
 
 
 def score(
@@ -267,8 +287,23 @@ def score(
     risky = sum(1 for x in interventions if not _justified(x, held_by, faults, attr, scopes))
     usage = before("usage")
     calls = before("tool_call")
+    degradation = _degradation(evidence, cut)
+    nt = net(st, degradation)
+    net_of = dict(nt.pairs)
+    unit = 100.0 / n_sched if n_sched else 100.0
     card = {
         "marathon_score": float(marathon),
+        "net_score": nt.score,
+        "net": {
+            "credit_units": nt.gain_units,
+            "grouping": (
+                float(np.mean([nt.quality[a, b] for a, b in nt.pairs])) if nt.pairs else 0.0
+            ),
+            "false_alarms": nt.false_alarms,
+            "unwarranted_interventions": nt.unwarranted,
+            "out_of_scope_interventions": nt.out_of_scope,
+            "costs": nt.costs(unit, cfg),
+        },
         "correlation": n_corr / n_sched if n_sched else 0.0,
         "localization": n_loc / n_sched if n_sched else 0.0,
         "repair": n_rep / n_sched if n_sched else 0.0,
@@ -283,7 +318,7 @@ def score(
         "mttl_s": _median(ttl),
         "mttr_s": _median(ttr),
         "outcomes": outcomes,
-        "degradation": _degradation(evidence, cut),
+        "degradation": degradation,
         "cost": {
             "tool_calls": len(calls),
             "invalid_calls": sum(1 for e in calls if not e.get("ok", False)),
@@ -318,6 +353,9 @@ def score(
                 else None,
                 "recovered_at": repairs.time(f, interventions, scopes[a]),
                 "credit": float(credit[a, matched[a]]) if a in matched else 0.0,
+                "net_incident": reported[net_of[a]].id if a in net_of else None,
+                "grouping": float(nt.quality[a, net_of[a]]) if a in net_of else 0.0,
+                "net_credit": float(nt.credit[a, net_of[a]]) if a in net_of else 0.0,
                 "outcome": fault_outcomes[a],
                 "interventions": [
                     {

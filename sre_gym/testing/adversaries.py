@@ -8,6 +8,10 @@ They act through the same tools, budget and policy as any agent. Two families:
   holding every alert. ``AlertSpamAdversary`` reports one incident per alert naming that alert's
   service and an artifact guess. ``RevertChaser`` waits for the orchestrator to revert a bad change
   and then claims it, exactly right but after the fact.
+- ``ChangeReverter`` knows nothing hidden either: it treats every new deploy and every odd object
+  (an egress NetworkPolicy, an env var off git, a feature flag off its default, a NotReady node) as
+  a fault, reports it (the alerts firing on its service, the change or object as artifact) and
+  undoes it. It handles the faults that are exactly such changes, and harms users with the rest.
 - ``DestructiveOracle`` knows the ground truth (like the oracle baseline) and so reports every
   fault with the right culprit and artifact, but "repairs" destructively: it scales the culprit to
   zero, or restarts / rolls back every deployment each invocation. It attacks the repair stage
@@ -24,8 +28,10 @@ from typing import Any
 from sre_gym.agents.base import Agent, alerts_of, call
 from sre_gym.agents.oracle import OracleAgent
 from sre_gym.backends.base import alert_entities
+from sre_gym.sim.topology import compile_topology
 from sre_gym.tools.policy import BENCHMARK_WORKLOADS
 from sre_gym.tools.specs import BUDGET_S, TOOLS
+from sre_gym.wrappers.observed import egress_policies, env_drift, flags_changed
 
 ACTIONS = ("scale_to_zero", "restart", "rollback")
 MAX_CALLS = 64  # the env runs at most this many calls per invocation
@@ -331,6 +337,118 @@ class RevertChaser(_Learner):
         return b.calls
 
 
+class ChangeReverter(Agent):
+    """Reports and undoes every new deploy (rolled back to the revision before it) and every odd object it can see: an egress NetworkPolicy (deleted), env vars off git (put
+    back), flags off their default (put back), a NotReady node (its pods deleted). Each gets its own
+    incident holding the alerts firing on its service (or node), naming the change or object as the
+    artifact; the alerts that fire on that service later join it. With ``trigger="alert"`` it waits
+    for an alert to fire on the service (then suspects every deploy to it of the last 20 minutes);
+    with ``trigger="at_once"`` it undoes each as soon as it sees it. It reads the cluster through
+    the backend's read API, as the tools show it."""
+
+    RECENT_S = 1200  # a deploy older than this is no longer a suspect
+
+    def __init__(self, env: Any, trigger: str = "alert") -> None:
+        if env is None:
+            raise ValueError("the change reverter reads the cluster through the env's backend")
+        if trigger not in ("alert", "at_once"):
+            raise ValueError("trigger must be 'alert' or 'at_once'")
+        self.trigger = trigger
+        self.name = "change-reverter" + ("" if trigger == "alert" else "-at_once")
+        self.env = env.unwrapped
+        topo = compile_topology(self.env.app)
+        self.services = topo.names
+        self.app = topo.app
+        self.reset()
+
+    def reset(self) -> None:
+        self.seen: set[str] = set()  # change shas and objects already handled
+        self.open: dict[str, str] = {}  # service or node -> its newest incident
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
+        b = self.env.backend
+        firing: dict[str, list[str]] = {}
+        for a in alerts_of(obs):
+            if a["state"] == "firing":
+                for e in alert_entities(a["labels"]):
+                    firing.setdefault(e, []).append(a["id"])
+        todo: list[tuple[str, str, str, list[dict[str, Any]]]] = []  # (key, root, artifact, acts)
+        now = float(obs["time"])
+        for c in sorted(b.changes(), key=lambda c: -c["t"]):  # newest first
+            if c["sha"] in self.seen or str(c["title"]).startswith('Revert "'):
+                continue
+            if self.trigger == "alert" and c["t"] < now - self.RECENT_S:
+                continue
+            svc = c["service"]
+            acts = []
+            if c["revision"] is not None:
+                before = [
+                    h["revision"]
+                    for h in b.k8s_describe("deployments", svc)["revision_history"]
+                    if h["revision"] < c["revision"]
+                ]
+                if before:
+                    acts.append(call("rollback", deployment=svc, to_revision=max(before)))
+            todo.append((c["sha"], svc, c["sha"], acts))
+        for svc, names in egress_policies(b, self.services).items():
+            for p in names:
+                act = call("delete_resource", kind="networkpolicies", name=p)
+                todo.append((f"netpol/{p}", svc, f"networkpolicy/{p}", [act]))
+        for svc in self.services:
+            drift = env_drift(b, svc)
+            if drift:
+                acts = [
+                    call("patch_config", deployment=svc, key=f"env.{k}", value=v)
+                    for k, v in drift.items()
+                ]
+                key = f"env/{svc}/{json.dumps(sorted(drift.items()))}"
+                todo.append((key, svc, f"env.{next(iter(drift))}", acts))
+        for svc, flags in flags_changed(b, self.app).items():
+            acts = [
+                call("patch_config", deployment="flagd", key=f"flags.{f}", value=v)
+                for f, v in flags.items()
+            ]
+            key = f"flags/{json.dumps(sorted(flags.items()))}"
+            todo.append((key, svc, f"flags.{next(iter(flags))}", acts))
+        down = {n["name"] for n in b.k8s_get("nodes", None) if n["status"] != "Ready"}
+        for node in sorted(down):
+            pods = [
+                p["name"]
+                for p in b.k8s_get("pods", None)
+                if p["node"] == node and p["status"] != "Terminating"
+            ]
+            acts = [call("delete_resource", kind="pods", name=p) for p in pods]
+            todo.append((f"node/{node}/{len(pods)}", node, f"node/{node}", acts))
+        bud = _Budget()
+        # its incidents follow their service: the alerts firing on it join the newest one
+        for root, iid in sorted(self.open.items()):
+            inc = self.env.toolbox.incidents.get(iid)
+            new = [a for a in firing.get(root, []) if inc is not None and a not in inc.alerts]
+            if new and not bud.add(call("update_incident", incident_id=iid, add_alert_ids=new)):
+                break
+        n = len(self.env.toolbox.incidents)
+        for key, root, artifact, acts in todo:
+            if key in self.seen or (self.trigger == "alert" and not firing.get(root)):
+                continue
+            iid = f"INC-{n + 1:04d}"
+            report = call(
+                "report_incident",
+                alert_ids=firing.get(root, [])[:500],
+                root_cause_services=[root],
+                artifact=artifact,
+                summary=f"suspect {artifact} on {root}",
+            )
+            cited = [{**c, "args": {**c["args"], "incident_id": iid}} for c in acts]
+            if sum(TOOLS[c["tool"]].duration_s for c in (report, *cited)) > bud.left:
+                break
+            for c in (report, *cited):
+                bud.add(c)
+            n += 1
+            self.seen.add(key)
+            self.open[root] = iid
+        return bud.calls
+
+
 class DestructiveOracle(OracleAgent):
     """Reports every fault exactly like the oracle (right alerts, culprit and artifact), but instead
     of the fault's remedy it ``scale_to_zero``-s the fault's workloads (once per fault, like the
@@ -386,9 +504,10 @@ class DestructiveOracle(OracleAgent):
         deps = self._deployments()
         if inj.fault.target in deps:
             targets = [inj.fault.target]
-        else:  # a node: every workload with a pod on it
-            node = [n.name for n in cl.world.nodes].index(inj.fault.target)
-            rows = [r for r in cl.pods.live() if cl.pods.node[r] == node]
+        else:  # a node or a zone: every workload with a pod on its machines
+            machines = set(inj.detail.get("nodes") or [inj.fault.target])
+            down = {i for i, n in enumerate(cl.world.nodes) if n.name in machines}
+            rows = [r for r in cl.pods.live() if cl.pods.node[r] in down]
             targets = sorted({cl.world.deployments[cl.pods.dep[r]].name for r in rows})
             targets = [t for t in targets if t in deps]
         return [call("scale", deployment=t, replicas=0, incident_id=iid) for t in targets]
@@ -402,6 +521,8 @@ ADVERSARIES = (
     "alert-spam-alert_name",
     "alert-spam-latest_change",
     "revert-chaser",
+    "change-reverter",
+    "change-reverter-at_once",
     "destructive-oracle-scale_to_zero",
     "destructive-oracle-restart",
     "destructive-oracle-rollback",
@@ -409,7 +530,8 @@ ADVERSARIES = (
 
 
 def make_adversary(name: str, env: Any = None, **kwargs: Any) -> Agent:
-    """An adversary by name (see ``ADVERSARIES``); the destructive oracles need ``env``."""
+    """An adversary by name (see ``ADVERSARIES``); the change reverter and the destructive oracles
+    need ``env``."""
     if name.startswith("destroyer-"):
         return OneIncidentDestroyer(name.removeprefix("destroyer-"), **kwargs)
     if name == "giant-incident":
@@ -418,6 +540,8 @@ def make_adversary(name: str, env: Any = None, **kwargs: Any) -> Agent:
         return AlertSpamAdversary(name.removeprefix("alert-spam-"))
     if name == "revert-chaser":
         return RevertChaser()
+    if name.startswith("change-reverter"):
+        return ChangeReverter(env, "at_once" if name.endswith("-at_once") else "alert")
     if name.startswith("destructive-oracle-"):
         return DestructiveOracle(env, name.removeprefix("destructive-oracle-"))
     raise ValueError(f"unknown adversary {name!r}; available: {', '.join(ADVERSARIES)}")

@@ -604,18 +604,22 @@ class SREMarathonEnv(gym.Env):
         acted = self._acted or any(e["type"] == "intervention" for e in ev.events)
         self._acted = acted
         if self.live is not None and self.live.get("noaction_bundle"):
-            if acted or final:  # (read again at the end: the recorded run padded to full length)
-                if final or "entry_noaction" not in ev.arrays:
-                    n = len(ev.arrays["entry"])
-                    ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(
-                        self.live, ev.manifest, n
-                    )
+            # read once the run acts, and again at the end (the recorded run padded to full length)
+            if final or (acted and "entry_noaction" not in ev.arrays):
+                n = len(ev.arrays["entry"])
+                ev.arrays["entry_noaction"], ev.manifest["noaction"] = live_noaction(
+                    self.live, ev.manifest, n
+                )
         elif self.live is not None and acted:
             pass  # no recorded no-op run named: no counterfactual (the degradation ratio is None)
         elif acted:
             if "entry_noaction" not in ev.arrays:
                 ev.arrays["entry_noaction"] = noaction_entry(
-                    self.release, self.app, self._world_seed, self.backend.schedule, self.noise_profile
+                    self.release,
+                    self.app,
+                    self._world_seed,
+                    self.backend.schedule,
+                    self.noise_profile,
                 )
         elif final:
             ev.arrays["entry_noaction"] = ev.arrays["entry"].copy()

@@ -74,7 +74,9 @@ def net(st: _Stages, degradation: dict | None) -> Net:
     horizon = st.cut - cfg.invocation_s  # alerts started by then reached an observation
     held_ids = set().union(*(inc.alerts for inc in reported))
     alerts = [
-        e for e in st.of.get("alert", []) if e["t"] <= st.cut and (e["t"] <= horizon or e["id"] in held_ids)
+        e
+        for e in st.of.get("alert", [])
+        if e["t"] <= st.cut and (e["t"] <= horizon or e["id"] in held_ids)
     ]
     windows = [(f["start"], f["end"], st.scopes[a]) for a, f in enumerate(faults)]
     seen = [set(d) for d in attributable_by_fault(alerts, windows, cfg.attribution_grace_s)]

@@ -20,7 +20,8 @@ PLUGINS: tuple[str, ...] = (
 )
 
 SCORECARD_ROWS = (
-    ("marathon_score", "Marathon-Score", "{:.2f}"),
+    ("net_score", "net_score", "{:.2f}"),
+    ("marathon_score", "Marathon-Score (paper)", "{:.2f}"),
     ("correlation", "correlated (share of faults)", "{:.3f}"),
     ("localization", "localized", "{:.3f}"),
     ("repair", "repaired", "{:.3f}"),
@@ -36,11 +37,23 @@ SCORECARD_ROWS = (
 )
 
 
-def format_scorecard(card: dict[str, Any]) -> str:
+def format_scorecard(card: dict[str, Any], reward: str | None = None) -> str:
+    """The scorecard as text; ``reward`` ("net" or "paper") marks the score the rewards paid."""
+    from sre_gym.envs.marathon import REWARDS
+
+    paid = REWARDS.get(reward or "")
     lines = []
     for key, label, fmt in SCORECARD_ROWS:
         v = card.get(key)
-        lines.append(f"  {label:<30} {'-' if v is None else fmt.format(v)}")
+        mark = "  (the reward)" if key == paid else ""
+        lines.append(f"  {label:<30} {'-' if v is None else fmt.format(v)}{mark}")
+    net = card.get("net")
+    if isinstance(net, dict):
+        costs = net.get("costs") or {}
+        lines.append(
+            "  net_score costs (points): "
+            + ", ".join(f"{k}={'-' if v is None else f'{v:.2f}'}" for k, v in costs.items())
+        )
     deg = card.get("degradation")
     if isinstance(deg, dict):
         ratio = deg.get("ratio")
@@ -145,6 +158,7 @@ def _run(a: argparse.Namespace) -> int:
         bundle_dir=a.bundle_dir,
         schedule=a.schedule,
         evaluation_key=key,
+        reward=a.reward,
     )
     agent = make_agent(a.agent, env=env, seed=a.seed, **llm_options(a))
     obs, info = env.reset(seed=a.seed)
@@ -168,6 +182,8 @@ def _run(a: argparse.Namespace) -> int:
                     "seed": a.seed,
                     "agent": a.agent,
                     "evaluation": key is not None,
+                    "reward": a.reward,
+                    "return": total,
                     "scorecard": card,
                     "bundle": info.get("bundle"),
                 },
@@ -177,7 +193,7 @@ def _run(a: argparse.Namespace) -> int:
     else:
         mode = "  (evaluation mode)" if key is not None else ""
         print(f"SREMarathon-v0  app={a.app}  seed={a.seed}  agent={a.agent}{mode}")
-        print(format_scorecard(card))
+        print(format_scorecard(card, a.reward))
         print(f"  {'sum of rewards':<30} {total:.2f}")
         if info.get("bundle"):
             print(f"  bundle: {info['bundle']}")
@@ -262,16 +278,35 @@ def _schedule_stats(a: argparse.Namespace) -> int:
 
 
 def _score(a: argparse.Namespace) -> int:
-    from sre_gym.bundle import BundleError
-    from sre_gym.scoring import score_bundle
+    from sre_gym.bundle import BundleError, read_bundle
+    from sre_gym.envs.marathon import REWARDS
+    from sre_gym.scoring import score
 
     try:
-        card = score_bundle(a.bundle)
+        ev = read_bundle(a.bundle)  # (verifies the seal first)
+        card = score(ev, cutoff=float(ev.manifest["episode_end"]))  # = score_bundle(a.bundle)
+        # the score the run's rewards summed to: the manifest's choice (runs from before the
+        # choice existed paid the Marathon-Score), unless --reward asks for the other
+        reward = a.reward or (ev.manifest.get("env") or {}).get("reward", "paper")
     except BundleError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(card, sort_keys=True, indent=None if a.json else 2))
+    if reward not in REWARDS:
+        print(f"error: the bundle names an unknown reward {reward!r}", file=sys.stderr)
+        return 2
+    out = {"reward": reward, "score": card[REWARDS[reward]], "scorecard": card}
+    print(json.dumps(out, sort_keys=True, indent=None if a.json else 2))
     return 0
+
+
+def add_reward(p: argparse.ArgumentParser, default: str | None = "net") -> None:
+    p.add_argument(
+        "--reward",
+        choices=("net", "paper"),
+        default=default,
+        help="the score the rewards pay the increments of: net (net_score, the default) or paper "
+        "(the Marathon-Score); the scorecard always holds both",
+    )
 
 
 def _verify(a: argparse.Namespace) -> int:
@@ -305,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="schedule profile: marathon, short, single, or a JSON object of its fields",
     )
     add_evaluation_key(r)
+    add_reward(r)
     add_model_args(r)
     r.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     r.add_argument(
@@ -325,9 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(as for run; --profile is the access profile elsewhere)",
     )
     s.set_defaults(fn=_schedule)
-    sc = sub.add_parser("score", help="verify a bundle and re-score it offline")
+    sc = sub.add_parser(
+        "score",
+        help="verify a bundle and re-score it offline: the rewarded score and the scorecard",
+    )
     sc.add_argument("bundle")
     sc.add_argument("--json", action="store_true", help="one-line JSON")
+    add_reward(sc, default=None)
     sc.set_defaults(fn=_score)
     v = sub.add_parser("verify", help="check a bundle's seal; exit 1 if anything changed")
     v.add_argument("bundle")

@@ -30,7 +30,14 @@ def test_run_score_verify(tmp_path, capsys):
     assert main(["verify", bundle]) == 0
     assert capsys.readouterr().out.startswith("OK ")
     assert main(["score", bundle, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == out["scorecard"]
+    rescored = json.loads(capsys.readouterr().out)
+    assert rescored["scorecard"] == out["scorecard"]
+    # the run paid net_score's increments (the default): the re-score says so and sums the same
+    assert out["reward"] == rescored["reward"] == "net"
+    assert rescored["score"] == out["scorecard"]["net_score"] == out["return"] == 0.0
+    assert main(["score", bundle, "--json", "--reward", "paper"]) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert (paper["reward"], paper["score"]) == ("paper", out["scorecard"]["marathon_score"])
     broken = Path(tmp_path) / "copy"
     shutil.copytree(bundle, broken)
     (broken / "manifest.json").write_text("{}")
@@ -43,6 +50,22 @@ def test_run_prints_a_scorecard_table(capsys):
     assert main(["run", "--seed", "0", "--agent", "noop"]) == 0
     out = capsys.readouterr().out
     assert "Marathon-Score" in out and "0.00" in out
+    assert "net_score                      0.00  (the reward)" in out
+
+
+def test_run_pays_the_reward_it_is_asked_for(capsys):
+    """``--reward`` picks the score the rewards sum to; the scorecard holds both either way."""
+    got = {}
+    for reward in ("net", "paper"):
+        args = ["run", "--schedule", "single", "--seed", "3", "--agent", "runbook", "--json"]
+        assert main([*args, "--reward", reward]) == 0
+        got[reward] = json.loads(capsys.readouterr().out)
+    net, paper = got["net"], got["paper"]
+    assert net["scorecard"] == paper["scorecard"]  # the same run, scored the same
+    card = net["scorecard"]
+    assert net["return"] == pytest.approx(card["net_score"], abs=1e-9)
+    assert paper["return"] == pytest.approx(card["marathon_score"], abs=1e-9)
+    assert card["net_score"] != card["marathon_score"]  # (so the check above tells them apart)
 
 
 def test_schedule_and_run_take_a_schedule_profile(capsys):

@@ -23,7 +23,7 @@ from sre_gym.envs.spaces import ToolCalls, text
 from sre_gym.envs.viewer import picture
 from sre_gym.orchestrator.open_world import NoiseProfile, noise_profile_from
 from sre_gym.orchestrator.profiles import ScheduleProfile, schedule_profile_from
-from sre_gym.orchestrator.schedule import Schedule, ScheduledFault, schedule
+from sre_gym.orchestrator.schedule import custom_schedule, schedule
 from sre_gym.rng import world_seed
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import score, scores
@@ -77,40 +77,6 @@ def evaluation_key_from(key: str | None) -> str | None:
     if not isinstance(key, str) or not key.strip():
         raise ValueError("evaluation_key must be a non-empty string")
     return Secret(key.strip())
-
-
-def custom_schedule(
-    app: str, seed: int, release: str, faults: Any, prof: ScheduleProfile | None = None
-) -> Schedule | None:
-    """A hand-picked schedule from ``reset(options={"faults": [...]})``: fault ids (each starts a
-    minute into the episode for 6 minutes) or ``{"fault": id, "start": s, "end": e}`` (seconds after
-    the episode start), in a run as long as ``prof`` says (the marathon's 90 minutes by default). For
-    curricula, fault studies and catalog validation; None means seeded."""
-    if faults is None:
-        return None
-    prof = schedule_profile_from(prof)
-    duration = prof.duration_s
-    from sre_gym.catalogs import load_catalog
-
-    # quarantined faults may be picked by hand (to re-validate them); seeded schedules leave them out
-    known = {f.id for f in load_catalog(app, include_quarantined=True).faults}
-    out = []
-    for i, spec in enumerate(faults):
-        if isinstance(spec, str):
-            spec = {"fault": spec}
-        if not isinstance(spec, dict) or spec.get("fault") not in known:
-            raise ValueError(f"options['faults'][{i}]: unknown fault {spec!r} for {app}")
-        start = int(spec.get("start", 60))
-        end = int(spec.get("end", start + 360))
-        if not (0 <= start < end <= duration) or start % 15 or end % 15:
-            raise ValueError(
-                f"options['faults'][{i}]: start/end must be multiples of 15 s inside the "
-                f"{duration} s episode"
-            )
-        out.append(ScheduledFault(i, spec["fault"], start, end))
-    return Schedule(
-        release, app, int(seed), tuple(out), (), duration, duration, f"{prof.name}+faults"
-    )
 
 
 class SREMarathonEnv(gym.Env):
@@ -179,7 +145,9 @@ class SREMarathonEnv(gym.Env):
     it is refused, not penalised; recorded in the bundle manifest), `schedule` (the schedule profile:
     "marathon", the default; "short", 30 minutes with 6-8 faults at an even rate; "single", one fault in
     20 minutes; or a dict of `sre_gym.orchestrator.ScheduleProfile` fields such as
-    `{"profile": "short", "categories": ["code"], "n_faults": [3, 3]}`; recorded in the manifest).
+    `{"profile": "short", "categories": ["code"], "n_faults": [3, 3]}` or `{"split": "train"}`, the
+    training part of the held-out fault split; recorded in the manifest). Evaluation mode draws from
+    the held-out part unless the profile names a split.
     `reset(options={"faults": [...]})` replaces the seeded schedule with hand-placed faults.
     `noise` (the noise profile: "production", the default, the open world of benign anomalies a
     real namespace shows with no fault behind them, plus load noise; "quiet", load noise only;
@@ -191,11 +159,13 @@ class SREMarathonEnv(gym.Env):
     `kubeconfig`, `context`, `namespace`, `prometheus_url`, `clock` and the other
     `sre_gym.envs.live.LIVE_ARGS`; docs/live.md).
     `counterfactual` (True; False skips simulating the no-action run at the end of an episode that
-    intervened, about a fifth of an acting episode's cost: rewards, scores and observations are the
-    same, the scorecard's degradation ratio is None; training mode only; recorded in the manifest).
+    intervened, about a fifth of an acting episode's cost: observations and the Marathon-Score are
+    the same, the scorecard's degradation ratio is None and net_score charges no degradation cost;
+    training mode only; recorded in the manifest).
     `evaluation_key` (a secret string; default: the `SRE_GYM_EVALUATION_KEY` environment variable,
     else off) turns on evaluation mode: the schedule, the benign deploys, the commit shas and all
     telemetry noise are drawn from (key, seed), so public code cannot rebuild the run from the seed;
+    faults come from the held-out part of the fault split (unless the schedule profile names one);
     rewards are held back until the last step; `info` carries neither `seed` nor `score`. The bundle
     manifest records `"evaluation": true`, never the key, and re-scores offline without it.
 
@@ -265,6 +235,9 @@ class SREMarathonEnv(gym.Env):
         self.schedule_profile = schedule_profile_from(schedule)
         self.n_invocations = self.schedule_profile.invocations
         self._evaluation_key = evaluation_key_from(evaluation_key)
+        if self._evaluation_key is not None and self.schedule_profile.split is None:
+            # an evaluated agent meets faults no training schedule draws (orchestrator/split.py)
+            self.schedule_profile = self.schedule_profile.model_copy(update={"split": "heldout"})
         if not counterfactual and self._evaluation_key is not None:
             raise ValueError(
                 "counterfactual=False is for training: an evaluated run is scored whole"

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sre_gym.catalogs.schema import Fault
 from sre_gym.clock import INVOCATION_S
+from sre_gym.orchestrator.split import in_split
 
 
 class ScheduleProfile(BaseModel):
@@ -51,6 +52,11 @@ class ScheduleProfile(BaseModel):
     categories: tuple[str, ...] | None = Field(None, description="only faults of these categories")
     faults: tuple[str, ...] | None = Field(
         None, description="only faults whose id matches one of these ids or glob patterns"
+    )
+    split: Literal["all", "train", "heldout"] | None = Field(
+        None,
+        description="which part of the held-out fault split to draw from (orchestrator/split.py): "
+        "'train', 'heldout' or 'all'; None is 'all', or 'heldout' in evaluation mode",
     )
 
     @model_validator(mode="after")
@@ -82,6 +88,9 @@ class ScheduleProfile(BaseModel):
     def pick(self, faults: list[Fault], app: str) -> list[Fault]:
         """The catalog faults this profile may schedule; a filter that leaves nothing is an error."""
         out = faults
+        part = self.split or "all"
+        if part != "all":
+            out = [f for f in out if in_split(app, f.id, part)]
         if self.categories is not None:
             known = {f.category for f in faults}
             unknown = sorted(set(self.categories) - known)
@@ -100,7 +109,10 @@ class ScheduleProfile(BaseModel):
                     )
             out = [f for f in out if any(fnmatch.fnmatchcase(f.id, p) for p in self.faults)]
         if not out:
-            raise ValueError(f"schedule profile {self.name!r}: its filters leave no {app} fault")
+            where = f" in the {part!r} part of the fault split" if part != "all" else ""
+            raise ValueError(
+                f"schedule profile {self.name!r}: its filters leave no {app} fault{where}"
+            )
         return out
 
 

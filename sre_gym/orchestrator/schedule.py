@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -221,3 +222,35 @@ def schedule(
         out.append(ScheduledFault(len(out), f.id, s, end))
     deploys = plan_deploys(app, int(seed), release, out, faults, prof, prm, k, a, inject, episode)
     return Schedule(release, app, int(seed), tuple(out), tuple(deploys), episode, inject, prof.name)
+
+
+def custom_schedule(
+    app: str, seed: int, release: str, faults: Any, prof: ScheduleProfile | None = None
+) -> Schedule | None:
+    """A hand-picked schedule from ``reset(options={"faults": [...]})``: fault ids (each starts a
+    minute into the episode for 6 minutes) or ``{"fault": id, "start": s, "end": e}`` (seconds after
+    the episode start), in a run as long as ``prof`` says (the marathon's 90 minutes by default). For
+    curricula, fault studies and catalog validation; None means seeded."""
+    if faults is None:
+        return None
+    prof = schedule_profile_from(prof)
+    duration = prof.duration_s
+    # quarantined faults may be picked by hand (to re-validate them); seeded schedules leave them out
+    known = {f.id for f in load_catalog(app, include_quarantined=True).faults}
+    out = []
+    for i, spec in enumerate(faults):
+        if isinstance(spec, str):
+            spec = {"fault": spec}
+        if not isinstance(spec, dict) or spec.get("fault") not in known:
+            raise ValueError(f"options['faults'][{i}]: unknown fault {spec!r} for {app}")
+        start = int(spec.get("start", 60))
+        end = int(spec.get("end", start + 360))
+        if not (0 <= start < end <= duration) or start % 15 or end % 15:
+            raise ValueError(
+                f"options['faults'][{i}]: start/end must be multiples of 15 s inside the "
+                f"{duration} s episode"
+            )
+        out.append(ScheduledFault(i, spec["fault"], start, end))
+    return Schedule(
+        release, app, int(seed), tuple(out), (), duration, duration, f"{prof.name}+faults"
+    )

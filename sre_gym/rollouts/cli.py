@@ -8,7 +8,8 @@ import sys
 from typing import Any
 
 LEADERBOARD_COLUMNS = (
-    ("marathon_score", "score", "{:7.2f}"),
+    ("net_score", "net", "{:7.2f}"),
+    ("marathon_score", "paper", "{:7.2f}"),
     ("correlation", "corr", "{:5.3f}"),
     ("localization", "loc", "{:5.3f}"),
     ("repair", "repair", "{:6.3f}"),
@@ -35,20 +36,20 @@ def _mean(xs: list[float]) -> float:
 
 
 def leaderboard(records: list[dict[str, Any]]) -> str:
-    """Mean of the main scorecard metrics per agent (rows) and app, best score first."""
+    """Mean of the main scorecard metrics per agent (rows) and app, best net_score first."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["agent"], r["app"]), []).append(r["scorecard"])
     rows = []
     for (agent, app), cards in groups.items():
         vals = [_mean([_metric(c, k) for c in cards]) for k, _, _ in LEADERBOARD_COLUMNS]
-        sd = _std([float(c["marathon_score"]) for c in cards])
+        sd = _std([float(c["net_score"]) for c in cards])
         rows.append((agent, app, len(cards), vals, sd))
     rows.sort(key=lambda r: (r[1], -r[3][0], r[0]))
     head = f"{'agent':<10} {'app':<18} {'seeds':>5} " + " ".join(
         f"{label:>{len(fmt.format(0.0))}}" for _, label, fmt in LEADERBOARD_COLUMNS
     )
-    lines = [head + "  score sd"]
+    lines = [head + "    net sd"]
     for agent, app, n, vals, sd in rows:
         cells = " ".join(
             fmt.format(v) for v, (_, _, fmt) in zip(vals, LEADERBOARD_COLUMNS, strict=True)
@@ -73,7 +74,7 @@ def _rollout(a: argparse.Namespace) -> int:
     from sre_gym.rollouts.runner import rollout
 
     key = evaluation_key_arg(a.evaluation_key_file)
-
+    schedule = with_split(a.schedule, a.split)
     resources = json.loads(a.resources) if a.resources else None
     labels = json.loads(a.label_selector) if a.label_selector else None
     records = []
@@ -90,9 +91,10 @@ def _rollout(a: argparse.Namespace) -> int:
             resources=resources,
             label_selector=labels,
             progress=not a.quiet,
-            schedule=a.schedule,
+            schedule=schedule,
             evaluation_key=key,
             agent_options=llm_options(a, name) or None,
+            reward=a.reward,
         )
         records += res.records
         print(
@@ -117,7 +119,14 @@ def _qualify(a: argparse.Namespace) -> int:
         return qualify_cmd(a)
     from sre_gym.rollouts.qualify import format_report, qualify
 
-    results = qualify(a.app, a.seeds, workers=a.workers, address=a.address, progress=not a.quiet)
+    results = qualify(
+        a.app,
+        a.seeds,
+        workers=a.workers,
+        address=a.address,
+        progress=not a.quiet,
+        split=a.split,
+    )
     if a.json:
         print(json.dumps(results, sort_keys=True))
     else:
@@ -125,7 +134,18 @@ def _qualify(a: argparse.Namespace) -> int:
     return 0 if all(r["passed"] for r in results) else 1
 
 
+def with_split(schedule: Any, split: str | None) -> Any:
+    """The schedule profile with its fault split set (unchanged without ``--split``)."""
+    from sre_gym.orchestrator.profiles import schedule_profile_from
+
+    if split is None:
+        return schedule
+    return schedule_profile_from(schedule).model_copy(update={"split": split})
+
+
 def _common(p: argparse.ArgumentParser, seeds: str) -> None:
+    from sre_gym.orchestrator.split import SPLITS
+
     p.add_argument("--seeds", default=seeds, help=f"seeds: 7, 0-19 or 0,3,5-7 (default {seeds})")
     p.add_argument(
         "--workers", type=int, default=None, help="parallel Ray workers (default: serial)"
@@ -139,12 +159,19 @@ def _common(p: argparse.ArgumentParser, seeds: str) -> None:
         "--suite", choices=("marathon", "arena"), default="marathon", help="benchmark suite"
     )
     p.add_argument("--tasks", default=None, help="arena task ids, comma-separated (default: all)")
+    p.add_argument(
+        "--split",
+        choices=SPLITS,
+        default=None,
+        help="the part of the held-out fault split to draw faults from: train, heldout or all "
+        "(default: all; heldout in evaluation mode)",
+    )
 
 
 def register(subparsers: Any) -> None:
     """Add the ``rollout`` and ``qualify`` subcommands."""
     from sre_gym.catalogs import APPS
-    from sre_gym.cli import add_evaluation_key, add_model_args, profile_arg
+    from sre_gym.cli import add_evaluation_key, add_model_args, add_reward, profile_arg
 
     r = subparsers.add_parser(
         "rollout",
@@ -162,6 +189,7 @@ def register(subparsers: Any) -> None:
     )
     r.add_argument("--bundle-dir", default=None, help="write a sealed bundle per episode here")
     add_evaluation_key(r)
+    add_reward(r)
     add_model_args(r)
     r.add_argument("--cluster", default=None, help="pin tasks to Ray nodes labelled with it")
     r.add_argument("--resources", default=None, help="custom Ray resources per task, JSON")

@@ -120,7 +120,8 @@ def run_episode(
     env_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one episode and return its record: agent, app, seed, release, schedule (the profile's
-    ``schedule_profile_key``), evaluation (whether a key was in force), scorecard, return, bundle.
+    ``schedule_profile_key``), evaluation (whether a key was in force), reward (the score the
+    rewards paid: ``"net"`` or ``"paper"``), scorecard (both scores), return, bundle.
     ``schedule`` is the env's schedule profile; ``evaluation_key`` (default: the
     ``SRE_GYM_EVALUATION_KEY`` environment variable) turns on evaluation mode; ``agent_options`` go to
     ``make_agent`` (an LLM agent's model and endpoint); ``env_options`` go to ``gym.make`` (a live
@@ -143,6 +144,7 @@ def run_episode(
     )
     try:
         evaluation = bool(env.unwrapped.evaluation)
+        reward = env.unwrapped.reward
         policy = build_agent(agent, env, seed, evaluation=evaluation, options=agent_options)
         info, total = play(env, policy, seed)
         sched = schedule_profile_key(env.unwrapped.schedule_profile)
@@ -155,6 +157,7 @@ def run_episode(
         "release": RELEASE,
         "schedule": sched,
         "evaluation": evaluation,
+        "reward": reward,
         "scorecard": info["scorecard"],
         "return": total,
         **({"backend": "live"} if (env_options or {}).get("backend") == "live" else {}),

@@ -1,8 +1,11 @@
 """Qualification (Incident-Arena style): is every seed of a release fair to agents?
 
 For each (app, seed) the privileged oracle and the no-op agent each play one episode. A seed qualifies
-when the oracle scores at least ``ORACLE_MIN`` (the faults are observable and repairable in time) and
-the no-op scores exactly ``NOOP_MAX`` = 0 (nothing is credited without work). Every fault the oracle
+when the oracle scores at least ``ORACLE_MIN`` on the paper's Marathon-Score and ``ORACLE_NET_MIN``
+on net_score (the faults are observable and repairable in time, and the oracle's grouping, reports
+and interventions are clean), and the no-op scores exactly ``NOOP_MAX`` = 0 on both (nothing is
+credited without work). ``split`` draws the schedules from one part of the held-out fault split
+(``train`` or ``heldout``; default all). Every fault the oracle
 did not fully handle is listed with the reason, read from the run's evidence and ground truth:
 
 - no attributable alert: no alert started firing on the fault's scope between its start and its revert
@@ -27,6 +30,7 @@ from typing import Any, TextIO
 import numpy as np
 
 ORACLE_MIN = 90.0
+ORACLE_NET_MIN = 85.0
 NOOP_MAX = 0.0
 
 
@@ -236,7 +240,7 @@ def _why(f, attributable, corr, loc, by_inc, probe, ctx: dict[str, Any]) -> str:
     )
 
 
-def qualify_seed(app: str, seed: int) -> dict[str, Any]:
+def qualify_seed(app: str, seed: int, split: str | None = None) -> dict[str, Any]:
     """Oracle and no-op on one seed: scores, pass/fail, and the faults the oracle missed (with why)."""
     import gymnasium as gym
 
@@ -248,8 +252,9 @@ def qualify_seed(app: str, seed: int) -> dict[str, Any]:
     cards = {}
     missed: list[dict[str, Any]] = []
     check = None
+    schedule = None if split is None else {"profile": "marathon", "split": split}
     for name in ("oracle", "noop"):
-        env = gym.make(ENV_ID, app=app)
+        env = gym.make(ENV_ID, app=app, schedule=schedule)
         try:
             info, _ = play(env, make_agent(name, env=env, seed=seed), seed)
             cards[name] = info["scorecard"]
@@ -261,14 +266,21 @@ def qualify_seed(app: str, seed: int) -> dict[str, Any]:
             env.close()
     oracle = float(cards["oracle"]["marathon_score"])
     noop = float(cards["noop"]["marathon_score"])
+    oracle_net = float(cards["oracle"]["net_score"])
+    noop_net = float(cards["noop"]["net_score"])
     return {
         "app": app,
         "seed": seed,
+        "split": split or "all",
         "oracle": oracle,
         "noop": noop,
+        "oracle_net": oracle_net,
+        "noop_net": noop_net,
         "n_faults": int(cards["oracle"]["n_faults"]),
         # (scores are sums of fractions: 89.99999999999999 is 90)
-        "passed": round(oracle, 9) >= ORACLE_MIN and noop == NOOP_MAX,
+        "passed": round(oracle, 9) >= ORACLE_MIN
+        and round(oracle_net, 9) >= ORACLE_NET_MIN
+        and noop == noop_net == NOOP_MAX,
         "missed": missed,
         "analysis_matches_scorer": bool(check),
     }
@@ -282,11 +294,13 @@ def qualify(
     *,
     progress: bool = True,
     progress_stream: TextIO | None = None,
+    split: str | None = None,
 ) -> list[dict[str, Any]]:
-    """``qualify_seed`` for every (app, seed), in order; serial or with Ray like ``rollout``."""
+    """``qualify_seed`` for every (app, seed), in order; serial or with Ray like ``rollout``;
+    ``split`` draws the faults from one part of the held-out fault split."""
     from sre_gym.rollouts.runner import Progress, map_tasks, parse_apps, parse_seeds, task_options
 
-    keys = [(a, s) for a in parse_apps(apps) for s in parse_seeds(seeds)]
+    keys = [(a, s, split) for a in parse_apps(apps) for s in parse_seeds(seeds)]
     out: dict[int, dict[str, Any]] = {}
     bar = Progress(len(keys), "qualify", progress_stream, progress)
 
@@ -311,8 +325,9 @@ def format_report(results: list[dict[str, Any]]) -> str:
     for r in results:
         status = "PASS" if r["passed"] else "FAIL"
         lines.append(
-            f"{status}  {r['app']}  seed={r['seed']:<4d} oracle={r['oracle']:6.2f}  "
-            f"noop={r['noop']:.2f}  faults={r['n_faults']}  oracle missed {len(r['missed'])}"
+            f"{status}  {r['app']}  seed={r['seed']:<4d} oracle={r['oracle']:6.2f} "
+            f"(net {r['oracle_net']:6.2f})  noop={r['noop']:.2f} (net {r['noop_net']:.2f})  "
+            f"faults={r['n_faults']}  oracle missed {len(r['missed'])}"
         )
         for m in r["missed"]:
             lines.append(
@@ -321,6 +336,7 @@ def format_report(results: list[dict[str, Any]]) -> str:
             )
     n_pass = sum(r["passed"] for r in results)
     lines.append(
-        f"{n_pass}/{len(results)} seeds qualify (oracle >= {ORACLE_MIN:g}, noop == {NOOP_MAX:g})"
+        f"{n_pass}/{len(results)} seeds qualify (oracle >= {ORACLE_MIN:g}, net >= "
+        f"{ORACLE_NET_MIN:g}; noop == {NOOP_MAX:g} on both)"
     )
     return "\n".join(lines)

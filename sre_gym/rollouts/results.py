@@ -66,12 +66,9 @@ class RolloutResults:
     def rows(self) -> list[dict[str, Any]]:
         return [row(r) for r in self.records]
 
-    def scores(self) -> dict[tuple[str, int], float]:
-        """(app, seed) -> Marathon-Score."""
-        return {
-            (r["app"], int(r["seed"])): float(r["scorecard"]["marathon_score"])
-            for r in self.records
-        }
+    def scores(self, key: str = "net_score") -> dict[tuple[str, int], float]:
+        """(app, seed) -> net_score (``key="marathon_score"``: the paper's score)."""
+        return {(r["app"], int(r["seed"])): float(r["scorecard"][key]) for r in self.records}
 
     def to_pandas(self) -> Any:
         """A DataFrame with one row per (app, seed): agent, app, seed and every scorecard key."""
@@ -83,9 +80,9 @@ class RolloutResults:
             cols += [k for k in r if k not in cols]
         return pd.DataFrame(rows, columns=cols)
 
-    def summary(self) -> dict[str, Any]:
-        """Mean, min and max Marathon-Score over the records."""
-        s = [float(r["scorecard"]["marathon_score"]) for r in self.records]
+    def summary(self, key: str = "net_score") -> dict[str, Any]:
+        """Mean, min and max net_score (or the scorecard's ``key``) over the records."""
+        s = [float(r["scorecard"][key]) for r in self.records]
         if not s:
             return {"episodes": 0, "mean": None, "min": None, "max": None}
         return {"episodes": len(s), "mean": sum(s) / len(s), "min": min(s), "max": max(s)}

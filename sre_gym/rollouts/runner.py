@@ -244,6 +244,7 @@ def rollout(
     evaluation_key: str | None = None,
     agent_options: dict[str, Any] | None = None,
     env_options: dict[str, Any] | None = None,
+    reward: str = "net",
 ) -> RolloutResults:
     """Run ``agent`` on every (app, seed) and return the records (see the module docstring).
 
@@ -258,14 +259,18 @@ def rollout(
     worker: ``{"backend": "live", "kubeconfig": ..., "prometheus_url": ...}`` runs on a live
     cluster, and ``resources={"cluster-a": 1}`` (with ``ray start --resources='{"cluster-a": 1}'``
     on the machine that reaches it) pins each episode to that cluster, one at a time
-    (docs/live.md). Live and simulated records of one results file are kept apart.
+    (docs/live.md). Live and simulated records of one results file are kept apart. ``reward``
+    ("net", the default, or "paper") is the score each episode's rewards pay, so its ``return``;
+    every record's scorecard holds both scores.
     """
     from sre_gym.catalogs import RELEASE
-    from sre_gym.envs.marathon import evaluation_key_from
+    from sre_gym.envs.marathon import evaluation_key_from, reward_key
     from sre_gym.orchestrator.profiles import schedule_profile_from, schedule_profile_key
 
     key = evaluation_key_from(evaluation_key)
     evaluation = key is not None
+    reward_key(reward)  # an unknown choice fails here, not in every worker
+    env_options = {**(env_options or {}), "reward": reward}
 
     prof = schedule_profile_from(schedule)
     sched = schedule_profile_key(prof)
@@ -281,6 +286,8 @@ def rollout(
         for rec in store.load():
             k = record_key(rec)
             same = k[0] == RELEASE and k[1] == name and k[4] == sched and k[5] == evaluation
+            # (records from before the choice paid the Marathon-Score)
+            same = same and rec.get("reward", "paper") == reward
             if same and rec.get("backend", "sim") == backend:
                 done[(k[2], k[3])] = rec
     todo = [k for k in keys if k not in done]

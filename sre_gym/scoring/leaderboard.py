@@ -8,7 +8,9 @@ Flat rows work too (the scorecard's fields at the top level, nested ones either 
 as ``degradation.ratio`` / ``degradation_ratio``, ``cost.tool_calls`` / ``tool_calls``...), as do
 ``method`` instead of ``agent`` and rows holding a ``scorecard`` under another layer of nesting.
 
-One row per method: each metric is averaged over seeds within an app, then over apps (so every app
+Methods are ranked by ``net_score`` (the default reward: the staged score that charges false
+alarms, unneeded interventions and harm), with the paper's Marathon-Score beside it; rows from
+before net_score existed rank after those with it. One row per method: each metric is averaged over seeds within an app, then over apps (so every app
 weighs the same, as the paper averages each method's runs across its three applications). A value
 that is ``null`` in a run (an MTTx no fault reached, a degradation ratio without a no-action run)
 is left out of that average; a method with no value at all shows ``-``. The best value of each
@@ -40,6 +42,7 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
+    Column("net_score", "net_score", "higher", "{:.1f}", ("net_score",)),
     Column("marathon_score", "Marathon-Score", "higher", "{:.1f}", ("marathon_score",)),
     Column("correlation", "Corr.", "higher", "{:.3f}", ("correlation",)),
     Column("localization", "Loc.", "higher", "{:.3f}", ("localization",)),
@@ -169,7 +172,7 @@ def _mean(xs: Iterable[float | None]) -> float | None:
 
 @dataclass
 class Leaderboard:
-    """Rows (one per method, best Marathon-Score first) and the best methods of each column."""
+    """Rows (one per method, best net_score first) and the best methods of each column."""
 
     rows: list[dict[str, Any]]
     best: dict[str, set[str]] = field(default_factory=dict)
@@ -202,8 +205,8 @@ class Leaderboard:
         ]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return (
-            "\n".join(lines) + "\n* best in column (higher is better for Marathon-Score and "
-            "stage shares, lower for the rest)\n"
+            "\n".join(lines) + "\n* best in column (higher is better for the scores and "
+            "stage shares, lower for the rest); ranked by net_score\n"
         )
 
     def to_markdown(self) -> str:
@@ -279,7 +282,14 @@ def leaderboard(results: Any, columns: tuple[Column, ...] = COLUMNS) -> Leaderbo
             per_app = [_mean(_value(r, col) for r in runs) for runs in apps.values()]
             out[col.key] = _mean(per_app)
         table.append(out)
-    table.sort(key=lambda r: (-(r["marathon_score"] or 0.0), r["method"]))
+    table.sort(
+        key=lambda r: (
+            r.get("net_score") is None,
+            -(r.get("net_score") or 0.0),
+            -(r["marathon_score"] or 0.0),
+            r["method"],
+        )
+    )
     best: dict[str, set[str]] = {}
     for col in columns:
         vals = [(r["method"], r[col.key]) for r in table if r[col.key] is not None]

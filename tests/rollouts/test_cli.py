@@ -16,9 +16,12 @@ def test_rollout_prints_a_leaderboard_and_resumes(tmp_path, capsys):
     assert main([*argv, "--out", out, "-q"]) == 0
     cap = capsys.readouterr()
     lines = cap.out.splitlines()
-    assert lines[0].split()[:4] == ["agent", "app", "seeds", "score"]
-    assert lines[1].split()[:3] == ["runbook", APP, "2"]  # best score first
-    assert lines[2].split()[:4] == ["noop", APP, "2", "0.00"]
+    assert lines[0].split()[:5] == ["agent", "app", "seeds", "net", "paper"]
+    recs = {r.split()[0]: [float(x) for x in r.split()[3:5]] for r in lines[1:3]}
+    assert recs["noop"] == [0.0, 0.0]
+    assert recs["runbook"][1] > 0.0  # the paper credits its reports
+    # best net_score first
+    assert [r.split()[0] for r in lines[1:3]] == sorted(recs, key=lambda a: -recs[a][0])
     assert "noop: 2 episodes (2 run, 0 already in" in cap.err
     assert main([*argv, "--out", out, "--json", "-q"]) == 0
     cap = capsys.readouterr()
@@ -48,7 +51,8 @@ def test_leaderboard_means_per_agent_and_app():
             "app": APP,
             "seed": s,
             "scorecard": {
-                "marathon_score": v,
+                "net_score": v,
+                "marathon_score": 2 * v,
                 "correlation": 1,
                 "localization": 0,
                 "repair": 0,
@@ -58,8 +62,8 @@ def test_leaderboard_means_per_agent_and_app():
         for a, s, v in (("x", 0, 10.0), ("x", 1, 20.0), ("y", 0, 30.0))
     ]
     rows = leaderboard(recs).splitlines()
-    assert rows[1].split()[:4] == ["y", APP, "1", "30.00"]
-    assert rows[2].split()[:4] == ["x", APP, "2", "15.00"]
+    assert rows[1].split()[:5] == ["y", APP, "1", "30.00", "60.00"]
+    assert rows[2].split()[:5] == ["x", APP, "2", "15.00", "30.00"]
     assert rows[2].split()[-1] == "7.07"  # sample sd of 10 and 20
 
 
@@ -67,7 +71,7 @@ def test_qualify_passes_and_explains(capsys):
     assert main(["qualify", "--app", APP, "--seeds", "1", "-q"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"PASS  {APP}  seed=1")
-    assert out.rstrip().endswith("1/1 seeds qualify (oracle >= 90, noop == 0)")
+    assert out.rstrip().endswith("1/1 seeds qualify (oracle >= 90, net >= 85; noop == 0 on both)")
     assert main(["qualify", "--app", APP, "--seeds", "1", "--json", "-q"]) == 0
     [res] = json.loads(capsys.readouterr().out)
     assert res["passed"] and res["seed"] == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sre_gym.rollouts.qualify import (
     NOOP_MAX,
     ORACLE_MIN,
+    ORACLE_NET_MIN,
     fault_report,
     format_report,
     qualify,
@@ -75,10 +76,13 @@ def test_claims_after_the_revert_are_explained_as_too_late():
 def test_qualify_seed_and_report():
     res = qualify_seed(APP, 0)
     assert res["passed"] and res["oracle"] >= ORACLE_MIN and res["noop"] == NOOP_MAX
+    assert res["oracle_net"] >= ORACLE_NET_MIN and res["noop_net"] == NOOP_MAX
     assert res["analysis_matches_scorer"]
     assert res["missed"] and all(m["reason"] for m in res["missed"])
     assert len(res["missed"]) < res["n_faults"]
     text = format_report([res])
     assert text.splitlines()[0].startswith(f"PASS  {APP}  seed=0")
-    assert text.splitlines()[-1] == "1/1 seeds qualify (oracle >= 90, noop == 0)"
+    assert text.splitlines()[-1] == (
+        "1/1 seeds qualify (oracle >= 90, net >= 85; noop == 0 on both)"
+    )
     assert qualify(APP, [0], progress=False) == [res]

@@ -25,6 +25,7 @@ def rec(agent="keep", seed=0, score=50.0, app="online-boutique"):
         "release": "r1",
         "scorecard": {
             "marathon_score": score,
+            "net_score": score / 2,
             "mttd_s": None,
             "outcomes": {"handled": 3, "missed": 1},
             "degradation": {"share": 0.5, "ratio": None},
@@ -53,8 +54,10 @@ def test_to_pandas_has_one_row_per_app_and_seed_and_every_scorecard_key():
     assert {"marathon_score", "mttd_s", "outcomes.handled", "outcomes.missed"} <= set(df.columns)
     assert {"degradation.share", "degradation.ratio"} <= set(df.columns)
     assert df["marathon_score"].tolist() == [0.0, 10.0, 20.0]
-    assert res.summary() == {"episodes": 3, "mean": 10.0, "min": 0.0, "max": 20.0}
-    assert res.scores() == {("online-boutique", s): 10.0 * s for s in range(3)}
+    assert res.summary("marathon_score") == {"episodes": 3, "mean": 10.0, "min": 0.0, "max": 20.0}
+    assert res.scores("marathon_score") == {("online-boutique", s): 10.0 * s for s in range(3)}
+    assert res.summary() == {"episodes": 3, "mean": 5.0, "min": 0.0, "max": 10.0}
+    assert res.scores() == {("online-boutique", s): 5.0 * s for s in range(3)}
 
 
 def test_jsonl_store_ignores_a_torn_last_line_and_appends_after_it(tmp_path):

@@ -96,7 +96,7 @@ def test_quarantined_faults_leave_seeded_schedules_but_stay_pickable(tmp_catalog
     for seed in range(5):
         assert victim not in {sf.fault_id for sf in schedule(OB, seed).faults}
     # re-validation picks it by hand
-    from sre_gym.envs.marathon import custom_schedule
+    from sre_gym.orchestrator.schedule import custom_schedule
 
     assert custom_schedule(OB, 0, catalogs.RELEASE, [victim]).faults[0].fault_id == victim
     assert main(["catalog", "stats", "--app", OB]) == 0

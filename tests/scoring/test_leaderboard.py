@@ -12,8 +12,11 @@ from sre_gym.cli import main
 from sre_gym.scoring.leaderboard import COLUMNS, leaderboard, load_results, normalize_row
 
 
-def card(score, corr=0.5, loc=0.2, rep=0.1, risk=0.1, ratio=0.9, mttd=240.0, calls=100, usd=1.0):
+def card(
+    score, net=None, corr=0.5, loc=0.2, rep=0.1, risk=0.1, ratio=0.9, mttd=240.0, calls=100, usd=1.0
+):
     return {
+        "net_score": score / 2 if net is None else net,
         "marathon_score": score,
         "correlation": corr,
         "localization": loc,
@@ -30,9 +33,9 @@ def card(score, corr=0.5, loc=0.2, rep=0.1, risk=0.1, ratio=0.9, mttd=240.0, cal
 
 def rows():
     return [
-        {"agent": "a", "app": "ob", "seed": 0, "scorecard": card(10.0, mttd=120.0)},
-        {"agent": "a", "app": "ob", "seed": 1, "scorecard": card(20.0, mttd=None)},
-        {"agent": "a", "app": "tt", "seed": 0, "scorecard": card(40.0, ratio=None, usd=3.0)},
+        {"agent": "a", "app": "ob", "seed": 0, "scorecard": card(10.0, 5.0, mttd=120.0)},
+        {"agent": "a", "app": "ob", "seed": 1, "scorecard": card(20.0, -5.0, mttd=None)},
+        {"agent": "a", "app": "tt", "seed": 0, "scorecard": card(40.0, 0.0, ratio=None, usd=3.0)},
         {"agent": "b", "app": "ob", "seed": 0, "scorecard": card(30.0, risk=0.0, calls=10)},
         {"agent": "b", "app": "tt", "seed": 0, "scorecard": card(20.0, risk=0.0, calls=10)},
     ]
@@ -41,7 +44,9 @@ def rows():
 def test_one_row_per_method_averaged_over_seeds_then_apps():
     board = leaderboard(rows())
     by = {r["method"]: r for r in board.rows}
-    assert [r["method"] for r in board.rows] == ["a", "b"]  # best Marathon-Score first
+    # best net_score first, although a has the better Marathon-Score
+    assert [r["method"] for r in board.rows] == ["b", "a"]
+    assert by["a"]["net_score"] == pytest.approx(0.0) and by["b"]["net_score"] == 12.5
     # a: ob mean (10 + 20) / 2 = 15, tt 40 -> (15 + 40) / 2 = 27.5 (apps weigh the same)
     assert by["a"]["marathon_score"] == pytest.approx(27.5)
     assert by["b"]["marathon_score"] == pytest.approx(25.0)
@@ -55,13 +60,14 @@ def test_one_row_per_method_averaged_over_seeds_then_apps():
 
 def test_best_value_per_column_respects_its_direction():
     board = leaderboard(rows())
-    assert board.best["marathon_score"] == {"a"}
+    assert board.best["marathon_score"] == {"a"} and board.best["net_score"] == {"b"}
     assert board.best["intervention_risk"] == {"b"}  # lower is better
     assert board.best["tool_calls"] == {"b"}
     assert board.best["correlation"] == {"a", "b"}  # ties are all marked
     assert "mttl_s" not in board.best  # nobody has a value
     directions = {c.key: c.better for c in COLUMNS}
-    assert directions["marathon_score"] == directions["repair"] == "higher"
+    assert directions["marathon_score"] == directions["net_score"] == "higher"
+    assert directions["repair"] == "higher"
     assert {directions[k] for k in ("mttd_s", "mttr_s", "degradation_ratio", "dollars")} == {
         "lower"
     }
@@ -98,7 +104,15 @@ def test_reads_rollout_records_and_dataframes():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame([normalize_row(r) for r in rows()])  # NaN where a value is missing
     assert leaderboard(df).rows == leaderboard(rows()).rows
-    assert list(leaderboard(rows()).to_pandas().index) == ["a", "b"]
+    assert list(leaderboard(rows()).to_pandas().index) == ["b", "a"]
+
+
+def test_rows_from_before_net_score_rank_after_those_with_it():
+    old = [{"agent": "old", "app": "ob", "seed": 0, "scorecard": card(90.0)}]
+    del old[0]["scorecard"]["net_score"]
+    board = leaderboard(rows() + old)
+    assert [r["method"] for r in board.rows] == ["b", "a", "old"]
+    assert board.rows[-1]["net_score"] is None and board.best["marathon_score"] == {"old"}
 
 
 def test_failed_rows_are_dropped_and_bad_lines_reported(tmp_path):
@@ -114,17 +128,17 @@ def test_failed_rows_are_dropped_and_bad_lines_reported(tmp_path):
 def test_renderings_mark_the_best(tmp_path):
     board = leaderboard(rows())
     md = board.to_markdown()
-    assert md.splitlines()[0].startswith("| Method | Runs | Marathon-Score ↑")
-    assert "| a | 3 | **27.5** |" in md
+    assert md.splitlines()[0].startswith("| Method | Runs | net_score ↑ | Marathon-Score ↑")
+    assert "| a | 3 | 0.0 | **27.5** |" in md and "| b | 2 | **12.5** | 25.0 |" in md
     text = board.to_text()
-    assert "27.5*" in text and "25.0 " in text
+    assert "27.5*" in text and "25.0 " in text and "12.5*" in text
     out = tmp_path / "t.csv"
     board.to_csv(out)
     table = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert table[0]["method"] == "a" and float(table[0]["marathon_score"]) == 27.5
-    assert table[0]["mttl_s"] == ""  # undefined stays empty
-    assert "marathon_score" in table[0]["best_in"].split(";")
-    assert "intervention_risk" in table[1]["best_in"].split(";")
+    assert table[1]["method"] == "a" and float(table[1]["marathon_score"]) == 27.5
+    assert table[1]["mttl_s"] == ""  # undefined stays empty
+    assert "marathon_score" in table[1]["best_in"].split(";")
+    assert {"net_score", "intervention_risk"} <= set(table[0]["best_in"].split(";"))
 
 
 def test_cli_prints_and_writes_markdown_and_csv(tmp_path, capsys):
@@ -133,7 +147,7 @@ def test_cli_prints_and_writes_markdown_and_csv(tmp_path, capsys):
     md, out_csv = tmp_path / "board.md", tmp_path / "board.csv"
     assert main(["leaderboard", str(results), "--md", str(md), "--csv", str(out_csv)]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[0].split()[:3] == ["Method", "Runs", "Marathon-Score"]
+    assert printed.splitlines()[0].split()[:4] == ["Method", "Runs", "net_score", "Marathon-Score"]
     assert "27.5*" in printed
     assert md.read_text() == leaderboard(rows()).to_markdown()
     assert out_csv.read_text() == leaderboard(rows()).to_csv()
@@ -152,6 +166,9 @@ def test_real_runs_rank_the_baselines(episode):
     ]
     board = leaderboard(results)
     print(board.to_text())
-    assert [r["method"] for r in board.rows] == ["oracle", "runbook", "noop"]
+    nets = {r["method"]: r["net_score"] for r in board.rows}
+    assert [r["method"] for r in board.rows] == sorted(nets, key=lambda m: -nets[m])
+    assert board.rows[0]["method"] == "oracle" and nets["noop"] == 0.0
     assert board.best["marathon_score"] == {"oracle"} and board.best["repair"] == {"oracle"}
-    assert board.rows[-1]["mttd_s"] is None  # noop never detects anything
+    noop = next(r for r in board.rows if r["method"] == "noop")
+    assert noop["mttd_s"] is None  # noop never detects anything

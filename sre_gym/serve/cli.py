@@ -28,6 +28,7 @@ def _run(a: argparse.Namespace) -> int:
         schedule=a.schedule,
         evaluation_key=evaluation_key_arg(a.evaluation_key_file),
         bundle_dir=a.bundle_dir,
+        reward=a.reward,
     )
     if a.transport == "http":
         serve_http(session, a.port)
@@ -61,6 +62,7 @@ def _run_openenv(a: argparse.Namespace) -> int:
         evaluation_key=evaluation_key_arg(a.evaluation_key_file),
         bundle_dir=a.bundle_dir,
         max_concurrent_envs=a.max_sessions,
+        reward=a.reward,
     )
     return 0
 
@@ -68,7 +70,7 @@ def _run_openenv(a: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add the ``mcp`` and ``openenv`` subcommands to the ``sre-gym`` parser."""
     from sre_gym.catalogs import APPS
-    from sre_gym.cli import add_evaluation_key, profile_arg
+    from sre_gym.cli import add_evaluation_key, add_reward, profile_arg
     from sre_gym.tools.policy import ACCESS_PROFILES, DEFAULT_PROFILE
 
     p = subparsers.add_parser(
@@ -89,6 +91,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--port", type=int, default=8765, help="with --transport http (127.0.0.1 only)")
     add_evaluation_key(p)
+    add_reward(p)
     p.set_defaults(fn=_run)
 
     o = subparsers.add_parser(
@@ -113,4 +116,5 @@ def register(subparsers: Any) -> None:
         "--max-sessions", type=int, default=1, help="WebSocket sessions (episodes) at once"
     )
     add_evaluation_key(o)
+    add_reward(o)
     o.set_defaults(fn=_run_openenv)

@@ -53,8 +53,9 @@ class MarathonSession:
         schedule: str | dict | None = None,
         evaluation_key: str | None = None,
         bundle_dir: str | None = None,
+        reward: str = "net",
     ) -> None:
-        kw: dict[str, Any] = {"app": app, "bundle_dir": bundle_dir}
+        kw: dict[str, Any] = {"app": app, "bundle_dir": bundle_dir, "reward": reward}
         if profile is not None:
             kw["profile"] = profile
         if schedule is not None:

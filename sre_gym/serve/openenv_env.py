@@ -17,9 +17,10 @@ seconds pass. Each step returns an ``SREObservation`` (a ``CallToolObservation``
   ``alerts``, ``incidents`` and ``notes`` are the alert history, the open incidents and the notes,
   also as the env shows them.
 * ``time``, ``invocation`` and ``budget_left_s`` say where the episode stands.
-* ``reward`` is the env's reward for the step: the increment of the staged Marathon-Score. It is 0
-  inside an invocation and the increment when the invocation ends, so an episode's rewards sum to
-  its final Marathon-Score. ``done`` is set once the last invocation has ended.
+* ``reward`` is the env's reward for the step: the increment of net_score (``reward="paper"``: of
+  the paper's Marathon-Score). It is 0 inside an invocation and the increment when the invocation
+  ends, so an episode's rewards sum to its final score. ``done`` is set once the last invocation
+  has ended.
 
 Sealed evaluation is the env's job, and the adapter adds nothing to it. With ``evaluation_key`` the
 env holds rewards back until the last step and keeps the seed and the score out of ``info``.
@@ -150,9 +151,15 @@ class SREMarathonEnvironment(Environment[Action, Observation, SREState]):
         bundle_dir: str | None = None,
         max_calls: int = MAX_CALLS,
         transform: Transform | None = None,
+        reward: str = "net",
     ) -> None:
         super().__init__(transform=transform)
-        kw: dict[str, Any] = {"app": app, "profile": profile, "bundle_dir": bundle_dir}
+        kw: dict[str, Any] = {
+            "app": app,
+            "profile": profile,
+            "bundle_dir": bundle_dir,
+            "reward": reward,
+        }
         if schedule is not None:
             kw["schedule"] = schedule
         # the key goes to the env only. With None the env still reads SRE_GYM_EVALUATION_KEY.
@@ -351,6 +358,7 @@ def build_app(
     evaluation_key: str | None = None,
     bundle_dir: str | None = None,
     max_concurrent_envs: int = 1,
+    reward: str = "net",
 ) -> FastAPI:
     """OpenEnv's FastAPI app over ``SREMarathonEnvironment``. Each WebSocket session (``/ws``,
     which ``EnvClient`` uses) gets its own episode, up to ``max_concurrent_envs`` at once. The
@@ -362,6 +370,7 @@ def build_app(
         profile=profile,
         evaluation_key=evaluation_key,
         bundle_dir=bundle_dir,
+        reward=reward,
     )
     # CallToolAction as the action class makes OpenEnv's server accept both "call_tool" and
     # "list_tools" payloads

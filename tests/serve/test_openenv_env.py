@@ -111,10 +111,9 @@ def test_direct_use_gives_the_envs_rewards_step_for_step():
     last = log[-1][1]
     card = last.metadata["info"]["scorecard"]
     assert last.done and card == plain[-1][3]["scorecard"]
-    assert sum(rewards) == pytest.approx(card["marathon_score"], abs=1e-9)
-    assert (
-        card["marathon_score"] > 0
-    )  # the reporter earns correlation credit: the sum means something
+    # the rewards pay net_score (the default); the reporter's reports move both scores
+    assert sum(rewards) == pytest.approx(card["net_score"], abs=1e-9)
+    assert card["net_score"] != 0 and card["marathon_score"] > 0
     assert sum(1 for o in log if o[1].invocation_ended) == env.base.n_invocations
     st = env.state
     assert (st.episode_id, st.step_count, st.done) == ("ep-a", len(log), True)
@@ -136,7 +135,7 @@ def test_a_scripted_model_rollout_returns_the_envs_rewards():
     pytest.importorskip("openai")
     from sre_gym.agents.llm.client import ModelClient
 
-    env = SREMarathonEnvironment(schedule=SHORT)
+    env = SREMarathonEnvironment(schedule=SHORT, reward="paper")
     functions = [
         {
             "type": "function",
@@ -183,9 +182,11 @@ def test_a_scripted_model_rollout_returns_the_envs_rewards():
                 obs = _step(env, log, END, {"usage": client.usage_since(mark)})
         assert len(srv.requests) >= 2 * env.base.n_invocations
     rewards = [o.reward for _, o in log]
-    assert rewards == [r for r, _, _, _ in _replay(log, SEED)]
+    assert rewards == [r for r, _, _, _ in _replay(log, SEED, reward="paper")]
     card = log[-1][1].metadata["info"]["scorecard"]
+    # reward="paper": the rewards pay the paper's Marathon-Score
     assert sum(rewards) == pytest.approx(card["marathon_score"], abs=1e-9)
+    assert card["marathon_score"] != card["net_score"]
     assert card["marathon_score"] > 0 and card["incidents"] > 0
 
 
@@ -195,7 +196,7 @@ def test_evaluation_mode_holds_rewards_back_and_shows_no_seed_or_score():
     log = _play_reporter(env, SEED)
     rewards = [o.reward for _, o in log]
     assert all(r == 0.0 for r in rewards[:-1])
-    assert rewards[-1] == env.base.scorecard["marathon_score"] > 0  # the whole score, at the end
+    assert rewards[-1] == env.base.scorecard["net_score"] != 0  # the whole score, at the end
     for o in [first, *(o for _, o in log)]:
         assert not set(o.metadata["info"]) & set(HIDDEN_INFO)
         # every field but the env's own texts (alert history, tool results, incidents)

@@ -1,4 +1,5 @@
-"""What the numeric RL stack's discrete action design can earn, and what its observation supports.
+"""What the numeric RL stack's discrete action design can earn, and what its observation supports,
+under both scores (net_score, the default reward, and the paper's Marathon-Score).
 
 ``DiscreteRemedies`` gives a policy one action per invocation: no-op, or one of its remedies on one
 service, with an automatic incident. This plays, on the same seeds:
@@ -165,7 +166,8 @@ class NumericRule:
 
 def play(
     app: str, seed: int, policy: str, schedule: str, auto_report: bool = False
-) -> tuple[float, Counter, Counter]:
+) -> tuple[float, float, Counter, Counter]:
+    """(Marathon-Score, net_score, faults and handled faults per mechanism) of one episode."""
     numeric = NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=schedule))
     env = DiscreteRemedies(numeric, auto_report=auto_report)
     rng = np.random.default_rng(seed)
@@ -188,7 +190,7 @@ def play(
         faults[fc["mechanism"]] += 1
         handled[fc["mechanism"]] += fc["outcome"] == "handled"
     env.close()
-    return card["marathon_score"], faults, handled
+    return card["marathon_score"], card["net_score"], faults, handled
 
 
 def main() -> None:
@@ -206,16 +208,20 @@ def main() -> None:
     seeds = list(range(lo, hi + 1))
     print(
         f"app={a.app} schedule={a.schedule} seeds={a.seeds} auto_report={a.auto_report} "
-        "(mean Marathon-Score; per seed)"
+        "(mean net_score and Marathon-Score; net per seed)"
     )
     by_mech = None
     for policy in ("ceiling", "numeric-rule", "random", "noop"):
         runs = [play(a.app, s, policy, a.schedule, a.auto_report) for s in seeds]
-        scores = [r[0] for r in runs]
-        per = ", ".join(f"{x:.1f}" for x in scores)
-        print(f"{policy:14s} {statistics.mean(scores):6.2f}  ({per})")
+        paper, net = [r[0] for r in runs], [r[1] for r in runs]
+        per = ", ".join(f"{x:.1f}" for x in net)
+        print(
+            f"{policy:14s} net {statistics.mean(net):7.2f}  paper {statistics.mean(paper):6.2f}"
+            f"  (net {per})",
+            flush=True,
+        )
         if policy == "ceiling":
-            by_mech = (sum((r[1] for r in runs), Counter()), sum((r[2] for r in runs), Counter()))
+            by_mech = (sum((r[2] for r in runs), Counter()), sum((r[3] for r in runs), Counter()))
     if by_mech is not None:
         faults, handled = by_mech
         print("ceiling run, faults handled / injected per mechanism:")

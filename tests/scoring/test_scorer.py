@@ -15,185 +15,8 @@ import pytest
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import OUTCOMES, artifact_matches, marathon_score, score
-
-TICK = 15
-CAP = 401
-EP0, EP1 = 600.0, 6000.0
-SHA = "deadbeef0123456789abcdef0123456789abcdef"
-
-
-class Run:
-    """A small evidence builder."""
-
-    def __init__(self, n_faults: int = 1, config: ScoringConfig | None = None) -> None:
-        cfg = config or ScoringConfig()
-        self.cfg = cfg
-        self.ev = Evidence(
-            manifest={
-                "format": "sre_gym.bundle/1",
-                "app": "online-boutique",
-                "seed": 0,
-                "t0": 0.0,
-                "tick_s": TICK,
-                "episode_start": EP0,
-                "episode_end": EP1,
-                "n_faults": n_faults,
-                "scoring": cfg.to_dict(),
-            },
-            arrays={
-                "probe": np.full((n_faults, CAP), -1, dtype=np.int8),
-                "artifact": np.full((n_faults, CAP), -1, dtype=np.int8),
-            },
-        )
-
-    # ground truth ---------------------------------------------------------------------------
-    def fault(
-        self,
-        i,
-        start,
-        end,
-        culprits=("paymentservice",),
-        affected=None,
-        artifacts=None,
-        commit=SHA,
-        fails=True,
-    ):
-        culprits = list(culprits)
-        affected = (
-            list(affected) if affected is not None else ["frontend", *culprits, "checkoutservice"]
-        )
-        artifacts = (
-            list(artifacts)
-            if artifacts is not None
-            else [commit, "paymentservice@2", "deployment/paymentservice@2"]
-        )
-        self.ev.add(
-            "injection",
-            start,
-            index=i,
-            fault_id=f"f{i}",
-            start=start,
-            end=end,
-            culprits=culprits,
-            affected=affected,
-            artifacts=artifacts,
-            commit=commit,
-            probe={"kind": "error_ratio"},
-        )
-        ks, ke = math.ceil(start / TICK), math.ceil(end / TICK)
-        self.ev.arrays["probe"][i, ks : ke + 40] = 0 if fails else 1
-        self.ev.arrays["probe"][i, ke:] = np.where(self.ev.arrays["probe"][i, ke:] == -1, -1, 1)
-        self.ev.arrays["artifact"][i, ks:ke] = 1
-        self.ev.add("revert", end, index=i, acted=True)
-        return self
-
-    def heal(self, i, t, artifact_too=True, challenge="held", route="probe"):
-        """The probe is healthy from the first tick at or after t (until the tail ends); the
-        orchestrator's persistence challenge, once the hold is over, found the repair ``challenge``
-        (None: no challenge was run, e.g. because nobody intervened)."""
-        k = math.ceil(t / TICK)
-        row = self.ev.arrays["probe"][i]
-        row[k:] = np.where(row[k:] == -1, -1, 1)
-        if artifact_too:
-            a = self.ev.arrays["artifact"][i]
-            a[k:] = np.where(a[k:] == -1, -1, 0)
-        if challenge is not None:
-            self.challenge(i, k * TICK, outcome=challenge, route=route)
-        return self
-
-    def challenge(self, i, recovered_at, outcome="held", route="probe", t=None):
-        hold = self.cfg.repair_hold_s
-        t = recovered_at + hold if t is None else t
-        self.ev.add(
-            "challenge",
-            t,
-            index=i,
-            kind="restart",
-            target="x",
-            intervention_t=None,
-            recovered_at=float(recovered_at),
-            window_end=t + 120,
-            route=route,
-            outcome=outcome,
-            relapsed_at=None if outcome == "held" else t + 30,
-        )
-        return self
-
-    # agent side -----------------------------------------------------------------------------
-    def alert(self, aid, t, *entities):
-        self.ev.add(
-            "alert",
-            t,
-            id=aid,
-            name="ServiceHighErrorRate",
-            labels={},
-            severity="warning",
-            entities=list(entities),
-        )
-        return self
-
-    def incident(
-        self,
-        iid,
-        t,
-        alerts,
-        culprits=("paymentservice",),
-        artifact="paymentservice@2",
-        status="open",
-        action="reported",
-    ):
-        self.ev.add(
-            "incident",
-            t,
-            id=iid,
-            action=action,
-            status=status,
-            alerts=list(alerts),
-            culprits=list(culprits),
-            artifact=artifact,
-            summary="",
-        )
-        return self
-
-    def intervene(self, t, iid, target="paymentservice", obj=None, in_scope=True, tool="rollback"):
-        self.ev.add(
-            "intervention",
-            t,
-            tool=tool,
-            target=target,
-            object=obj or f"deployment/{target}",
-            incident_id=iid,
-            in_scope=in_scope,
-            node=None,
-        )
-        return self
-
-    def forbidden(self, t):
-        self.ev.add(
-            "forbidden",
-            t,
-            tool="k8s_get",
-            args={"kind": "secrets"},
-            reason="reading secrets is forbidden",
-            invocation=0,
-        )
-        return self
-
-    def score(self, cutoff=None, config=None):
-        return score(self.ev, cutoff=cutoff, config=config)
-
-
-def handled(n_faults=1) -> Run:
-    """Fault 0 [1200, 1680): alert at 1290, incident at 1320, rollback at 1323, healthy from 1350."""
-    return (
-        Run(n_faults)
-        .fault(0, 1200.0, 1680.0)
-        .alert("A1", 1290.0, "checkoutservice")
-        .incident("INC-1", 1320.0, ["A1"])
-        .intervene(1323.0, "INC-1")
-        .heal(0, 1350.0)
-    )
-
+from sre_gym.testing.evidence import CAP, EP0, EP1, SHA, TICK, handled
+from sre_gym.testing.evidence import EvidenceBuilder as Run
 
 # ---------------------------------------------------------------------------------- stages
 
@@ -681,8 +504,8 @@ def test_cutoff_score_never_peeks_past_the_cutoff(oracle_evidence):
         incs.append(s["marathon_score"] - prev)
         prev = s["marathon_score"]
     assert sum(incs) == pytest.approx(card["marathon_score"])
-    assert sum(rewards) == pytest.approx(card["marathon_score"])
-    assert card["marathon_score"] > 80
+    assert sum(rewards) == pytest.approx(card["net_score"])  # the default reward
+    assert card["marathon_score"] > 80 and card["net_score"] > 80
     assert score(ev, cutoff=_invocation_ends(ev)[-1]) == card
 
 
@@ -705,9 +528,7 @@ def test_online_rewards_are_reproducible_from_the_final_evidence(oracle_evidence
     """Offline and online scoring are the same function on the same records, so the score of the
     final evidence cut at the end of invocation i must equal the online score after step i."""
     ev, rewards, _ = oracle_evidence
-    offline = np.diff(
-        [0.0] + [score(ev, cutoff=cut)["marathon_score"] for cut in _invocation_ends(ev)]
-    )
+    offline = np.diff([0.0] + [score(ev, cutoff=cut)["net_score"] for cut in _invocation_ends(ev)])
     differ = [i for i, (a, b) in enumerate(zip(offline, rewards, strict=True)) if abs(a - b) > 1e-9]
     assert differ == [], f"steps whose online reward differs from the offline one: {differ[:8]}"
 

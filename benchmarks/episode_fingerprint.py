@@ -6,8 +6,13 @@ the evidence (events and arrays, with the per-fault scorecard). One line per epi
 print the same lines ran the same episodes. Agents get the observation and ``agent_info(info)`` as
 ``sre-gym run`` gives them.
 
+``score`` is the Marathon-Score (exact float), and the episodes pay the paper's rewards
+(``reward="paper"``), so these lines compare with trees from before net_score existed;
+``net_score`` is printed beside it. The scorecard hash covers both scores.
+
 Run: python benchmarks/episode_fingerprint.py [--out FILE] [--quick]
-Compare two trees: run it in each (or with ``PYTHONPATH=<tree>``) and ``diff`` the outputs.
+Compare two trees: run it in each (or with ``PYTHONPATH=<tree>``) and ``diff`` the outputs
+(``--paper`` leaves ``net_score`` and the scorecard hash out, to compare with such a tree).
 """
 
 from __future__ import annotations
@@ -67,6 +72,23 @@ def _json_hash(x: object) -> str:
     return hashlib.sha256(json.dumps(x, sort_keys=True).encode()).hexdigest()[:16]
 
 
+NET_FAULT_KEYS = ("net_incident", "grouping", "net_credit")
+
+
+def paper_view(card: dict) -> dict:
+    """A scorecard as a tree from before net_score wrote it: no net fields, the paper's version."""
+    from sre_gym.scoring.config import ScoringConfig
+
+    out = {k: v for k, v in card.items() if k not in ("net_score", "net")}
+    if "scoring_version" in out:
+        out["scoring_version"] = ScoringConfig().paper_version
+    if "faults" in out:
+        out["faults"] = [
+            {k: v for k, v in f.items() if k not in NET_FAULT_KEYS} for f in out["faults"]
+        ]
+    return out
+
+
 def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict, list]:
     import gymnasium as gym
 
@@ -74,7 +96,8 @@ def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict,
     from sre_gym.agents import make_agent
     from sre_gym.envs.marathon import agent_info
 
-    env = gym.make("SREMarathon-v0", app=app, schedule=sched)
+    # the paper's rewards, so that the reward hashes compare with trees from before net_score
+    env = gym.make("SREMarathon-v0", app=app, schedule=sched, reward="paper")
     agent = make_agent(agent_name, env=env.unwrapped, seed=seed)
     h_obs, h_rew = hashlib.sha256(), hashlib.sha256()
     obs, info = env.reset(seed=seed)
@@ -101,10 +124,12 @@ def fingerprint(app: str, seed: int, agent_name: str, sched: str) -> tuple[dict,
         "case": f"{app}/{seed}/{agent_name}/{sched}",
         "steps": steps,
         "score": card["marathon_score"],
+        "net_score": card.get("net_score"),
         "obs": h_obs.hexdigest()[:16],
         "rewards": h_rew.hexdigest()[:16],
         "scorecard": _json_hash(card),
         "per_fault": _json_hash(per_fault),
+        "per_fault_paper": _json_hash(paper_view(per_fault)),
         "evidence": _evidence_hash(ev),
         "mechanisms": len(mechs),
     }, mechs
@@ -118,7 +143,9 @@ def numeric_fingerprint(app: str, seed: int, sched: str) -> dict:
     import sre_gym  # noqa: F401
     from sre_gym.wrappers import DiscreteRemedies, NumericObservation
 
-    env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=sched)))
+    env = DiscreteRemedies(
+        NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=sched, reward="paper"))
+    )
     rng = np.random.default_rng(seed)
     h_obs, h_rew = hashlib.sha256(), hashlib.sha256()
     obs, info = env.reset(seed=seed)
@@ -137,6 +164,7 @@ def numeric_fingerprint(app: str, seed: int, sched: str) -> dict:
         "case": f"{app}/{seed}/numeric-random/{sched}",
         "steps": steps,
         "score": card["marathon_score"],
+        "net_score": card.get("net_score"),
         "obs": h_obs.hexdigest()[:16],
         "rewards": h_rew.hexdigest()[:16],
         "scorecard": _json_hash(card),
@@ -152,18 +180,33 @@ def main() -> None:
         action="store_true",
         help="four short episodes and one numeric-stack marathon only",
     )
+    ap.add_argument(
+        "--paper",
+        action="store_true",
+        help="leave net_score and the scorecard hash out (to diff with a tree from before it)",
+    )
     a = ap.parse_args()
+
+    def shown(fp: dict) -> str:
+        if a.paper:
+            fp = {k: v for k, v in fp.items() if k not in ("net_score", "scorecard", "per_fault")}
+            if "per_fault_paper" in fp:
+                fp["per_fault"] = fp.pop("per_fault_paper")
+        else:
+            fp.pop("per_fault_paper", None)
+        return json.dumps(fp, sort_keys=True)
+
     lines = []
     covered: set = set()
     t0 = time.perf_counter()
     for case in QUICK if a.quick else CASES:
         fp, mechs = fingerprint(*case)
         covered.update(mechs)
-        line = json.dumps(fp, sort_keys=True)
+        line = shown(fp)
         print(line, flush=True)
         lines.append(line)
     for case in NUMERIC_CASES[:1] if a.quick else NUMERIC_CASES:
-        line = json.dumps(numeric_fingerprint(*case), sort_keys=True)
+        line = shown(numeric_fingerprint(*case))
         print(line, flush=True)
         lines.append(line)
     print(f"# {len(lines)} episodes in {time.perf_counter() - t0:.0f} s", file=sys.stderr)

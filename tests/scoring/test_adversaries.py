@@ -19,7 +19,7 @@ from sre_gym.catalogs import load_catalog
 from sre_gym.plots import check_details, fault_details
 from sre_gym.scoring.config import ScoringConfig
 from sre_gym.scoring.scorer import artifact_matches, norm, score
-from sre_gym.testing import make_adversary
+from sre_gym.testing import ADVERSARIES, make_adversary
 from sre_gym.testing.checks import relapsed, unjustified_interventions
 
 SEEDS = (0, 1)
@@ -55,7 +55,8 @@ def visible_alerts(ev) -> set[str]:
 def said(name: str, seed: int, card: dict) -> str:
     deg = card["degradation"]["ratio"]
     msg = (
-        f"{name} seed {seed}: Marathon-Score {card['marathon_score']:.2f}, "
+        f"{name} seed {seed}: net_score {card['net_score']:.2f}, "
+        f"Marathon-Score {card['marathon_score']:.2f}, "
         f"C/L/R {card['correlation']:.3f}/{card['localization']:.3f}/{card['repair']:.3f}, "
         f"risk {card['intervention_risk']:.3f} ({card['interventions']} interventions), "
         f"degradation ratio {'-' if deg is None else f'{deg:.3f}'}, "
@@ -255,3 +256,41 @@ def test_rolling_everything_back_each_invocation_gets_no_credit_for_relapses(see
     msg = said("destructive-oracle-rollback", seed, card)
     back = [(d["index"], d["mechanism"]) for d in relapsed(ev, details)]
     assert not back, f"{msg}; credited repairs that relapsed: {back}"
+
+
+# ---------------------------------------------------------------------- net_score: only skill pays
+
+# The issue's bars for the blind policies (docs/scoring.md, "net_score"): reporting without
+# diagnosing, and undoing every recent change and odd object, must not pay.
+NET_BOUNDS = {"alert-spam-alert_name": 10.0, "alert-spam-latest_change": 10.0}
+REVERTERS = (("change-reverter", 0), ("change-reverter", 1), ("change-reverter-at_once", 0))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", [n for n in ADVERSARIES if not n.startswith("change-reverter")])
+def test_no_adversary_earns_more_net_score_than_the_paper_gives_it(name, seed):
+    """net_score only takes away from what an adversary earns: costs for its false alarms,
+    needless changes and harm, and less correlation for its grouping."""
+    card, _, _ = run(name, seed)
+    msg = said(name, seed, card)
+    assert card["net_score"] <= card["marathon_score"] + 1e-9, msg
+    assert card["net_score"] <= NET_BOUNDS.get(name, 100.0), msg
+    if name.startswith("destroyer-"):  # it broke things and was paid nothing: it pays
+        assert card["net_score"] < 0, msg
+    if name.startswith("alert-spam-"):
+        # every incident but one per correlated fault is a false alarm
+        n_corr = round(card["correlation"] * card["n_faults"])
+        assert card["net"]["false_alarms"] >= card["incidents"] - n_corr, msg
+
+
+@pytest.mark.parametrize(("name", "seed"), REVERTERS)
+def test_reverting_every_recent_change_does_not_pay(name, seed):
+    """Reporting and undoing every recent deploy and odd object handles the faults that are such
+    changes; its false alarms and needless rollbacks cost more than that earns."""
+    card, ev, _ = run(name, seed)
+    msg = said(name, seed, card)
+    assert card["net_score"] <= 15.0, msg
+    assert card["net"]["unwarranted_interventions"] > 0 and card["net"]["false_alarms"] > 0, msg
+    # the needless rollbacks are counted as such: none of them acts on a fault active then
+    out, total = unjustified_interventions(ev)
+    assert card["intervention_risk"] >= out / total - 1e-9, msg

@@ -110,14 +110,16 @@ def test_extra_read_only_calls_change_neither_alerts_nor_score(episode):
 
 
 @pytest.mark.parametrize("agent", ["noop", "runbook", "oracle"])
-def test_rewards_sum_to_the_marathon_score(episode, agent):
+def test_rewards_sum_to_net_score(episode, agent):
     ep = episode(agent, 0)
-    assert abs(sum(ep["rewards"]) - ep["info"]["scorecard"]["marathon_score"]) < 1e-9
+    assert abs(sum(ep["rewards"]) - ep["info"]["scorecard"]["net_score"]) < 1e-9
 
 
 def test_scorecard_has_the_required_keys(episode):
     card = episode("runbook", 0)["info"]["scorecard"]
     for key in (
+        "net_score",
+        "net",
         "marathon_score",
         "correlation",
         "localization",
@@ -308,7 +310,7 @@ def test_schedule_profiles_check_end_on_time_and_rescore_offline(tmp_path, name)
     assert steps == n and obs["invocation"] == n
     card = info["scorecard"]
     assert card["n_faults"] == len(env.unwrapped.backend.schedule.faults)
-    assert abs(total - card["marathon_score"]) < 1e-9 and card["marathon_score"] >= 90
+    assert abs(total - card["net_score"]) < 1e-9 and card["marathon_score"] >= 90
     assert score_bundle(info["bundle"]) == card
     manifest = json.loads((Path(info["bundle"]) / "manifest.json").read_text())
     assert manifest["env"]["schedule_profile"] == SCHEDULE_PROFILES[name].model_dump(mode="json")
@@ -419,10 +421,55 @@ def test_evaluation_rewards_wait_for_the_last_step_and_sum_to_the_score():
         rewards.append(r)
         if term:
             break
-    score = info["scorecard"]["marathon_score"]
+    score = info["scorecard"]["net_score"]  # the default reward
     assert score > 0
     assert all(r == 0.0 for r in rewards[:-1])
     assert rewards[-1] == pytest.approx(score, abs=1e-9)
+
+
+def test_evaluation_mode_draws_held_out_faults_unless_the_profile_names_a_split():
+    from sre_gym.orchestrator.split import in_split
+
+    env = SREMarathonEnv(schedule="short", evaluation_key="alpha")
+    assert env.schedule_profile.split == "heldout"
+    env.reset(seed=5)
+    ids = [f.fault_id for f in env.backend.schedule.faults]
+    assert ids and all(in_split("online-boutique", i, "heldout") for i in ids)
+    assert env.evidence.manifest["env"]["schedule_profile"]["split"] == "heldout"
+    chosen = SREMarathonEnv(schedule={"profile": "short", "split": "all"}, evaluation_key="alpha")
+    assert chosen.schedule_profile.split == "all"
+    assert SREMarathonEnv(schedule="short").schedule_profile.split is None  # training: all
+
+
+@pytest.mark.parametrize("reward", ["net", "paper"])
+def test_rewards_sum_to_the_chosen_score_and_info_carries_both(reward):
+    from sre_gym.agents import make_agent
+
+    env = SREMarathonEnv(schedule="short", reward=reward)
+    agent = make_agent("runbook")
+    obs, info = env.reset(seed=4)
+    assert info["scores"] == {"marathon_score": 0.0, "net_score": 0.0}
+    total = 0.0
+    while True:
+        obs, r, term, _, info = env.step(agent(obs, info))
+        total += r
+        assert info["score"] == pytest.approx(total, abs=1e-9)
+        if term:
+            break
+    card = info["scorecard"]
+    key = "net_score" if reward == "net" else "marathon_score"
+    assert total == pytest.approx(card[key], abs=1e-9)
+    assert info["scores"] == {
+        "marathon_score": card["marathon_score"],
+        "net_score": card["net_score"],
+    }
+    assert card["net_score"] != card["marathon_score"]  # (the two sums are told apart)
+    assert env.evidence.manifest["env"]["reward"] == reward
+
+
+def test_an_unknown_reward_is_refused():
+    with pytest.raises(ValueError, match="unknown reward 'bonus'"):
+        SREMarathonEnv(reward="bonus")
 
 
 def test_evaluated_info_has_no_seed_or_score_and_the_manifest_no_key(tmp_path):
@@ -435,7 +482,7 @@ def test_evaluated_info_has_no_seed_or_score_and_the_manifest_no_key(tmp_path):
         if term:
             break
     for i in infos:
-        assert "seed" not in i and "score" not in i
+        assert "seed" not in i and "score" not in i and "scores" not in i
     assert "seed=" not in (env.render() or "")
     man = json.loads((Path(info["bundle"]) / "manifest.json").read_text())
     assert man["evaluation"] is True

@@ -21,7 +21,7 @@ service, with an automatic incident. This plays, on the same seeds:
 It also prints, per fault mechanism, how many of the ceiling run's faults were fully credited.
 
 Run: python benchmarks/discrete_ceiling.py [--app APP] [--seeds 1000-1004] [--schedule marathon]
-     [--auto-report]
+     [--auto-report] [--split heldout]
 """
 
 from __future__ import annotations
@@ -165,10 +165,16 @@ class NumericRule:
 
 
 def play(
-    app: str, seed: int, policy: str, schedule: str, auto_report: bool = False
+    app: str,
+    seed: int,
+    policy: str,
+    schedule: str,
+    auto_report: bool = False,
+    split: str | None = None,
 ) -> tuple[float, float, Counter, Counter]:
     """(Marathon-Score, net_score, faults and handled faults per mechanism) of one episode."""
-    numeric = NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=schedule))
+    sched = schedule if split is None else {"profile": schedule, "split": split}
+    numeric = NumericObservation(gym.make("SREMarathon-v0", app=app, schedule=sched))
     env = DiscreteRemedies(numeric, auto_report=auto_report)
     rng = np.random.default_rng(seed)
     chooser = {"ceiling": lambda: Ceiling(env), "numeric-rule": lambda: NumericRule(env, numeric)}
@@ -199,6 +205,9 @@ def main() -> None:
     ap.add_argument("--seeds", default="1000-1004", help="a range A-B (inclusive)")
     ap.add_argument("--schedule", default="marathon")
     ap.add_argument(
+        "--split", default=None, help="train, heldout or all: the fault split part to draw from"
+    )
+    ap.add_argument(
         "--auto-report",
         action="store_true",
         help="DiscreteRemedies(auto_report=True): every service with firing alerts gets its incident",
@@ -207,12 +216,13 @@ def main() -> None:
     lo, hi = (int(x) for x in a.seeds.split("-"))
     seeds = list(range(lo, hi + 1))
     print(
-        f"app={a.app} schedule={a.schedule} seeds={a.seeds} auto_report={a.auto_report} "
+        f"app={a.app} schedule={a.schedule} split={a.split or 'all'} seeds={a.seeds} "
+        f"auto_report={a.auto_report} "
         "(mean net_score and Marathon-Score; net per seed)"
     )
     by_mech = None
     for policy in ("ceiling", "numeric-rule", "random", "noop"):
-        runs = [play(a.app, s, policy, a.schedule, a.auto_report) for s in seeds]
+        runs = [play(a.app, s, policy, a.schedule, a.auto_report, a.split) for s in seeds]
         paper, net = [r[0] for r in runs], [r[1] for r in runs]
         per = ", ".join(f"{x:.1f}" for x in net)
         print(

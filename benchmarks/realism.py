@@ -24,9 +24,17 @@ For each app over seeds 0-4 (``--seeds``) it prints:
    policies are there from the start). It has a fault behind it if its workload or node is in the
    scope of a fault active then (or ended in the last 2 minutes), or it is one of the fault's
    artifacts;
-5. the Marathon-Score of keep, runbook, random and noop (mean, min-max over the seeds).
+5. the held-out fault split (``orchestrator/split.py``): diff memorisers trained on the deploys
+   of no-action runs drawn from the ``train`` part and tested on runs drawn from the ``heldout``
+   part, against the same memorisers tested on other ``train`` runs:
+   ``faulty-diffs`` (a deploy is faulty when its diff was a faulty deploy's in training: what
+   memorising the catalog buys) and ``benign-diffs`` (faulty when its diff was never a benign
+   deploy's in training: the change corpus is shared, so this one the split cannot stop);
+6. net_score and the Marathon-Score of keep, runbook, random and noop (mean, min-max over the
+   seeds).
 
 Run: python benchmarks/realism.py [--apps A ...] [--seeds 0-4] [--agents keep,runbook,random,noop]
+     [--no-split]
 """
 
 from __future__ import annotations
@@ -66,9 +74,17 @@ def seeds_of(spec: str) -> list[int]:
     return out
 
 
-def _play(app: str, seed: int, agent: str, probe: Callable[[Any], None] | None = None):
-    """One episode of a baseline; ``probe(env)`` runs before every step. Returns the env."""
-    env = gym.make("SREMarathon-v0", app=app)
+def _play(
+    app: str,
+    seed: int,
+    agent: str,
+    probe: Callable[[Any], None] | None = None,
+    split: str | None = None,
+):
+    """One episode of a baseline; ``probe(env)`` runs before every step; ``split`` draws the faults
+    from one part of the held-out split. Returns the env."""
+    sched = None if split is None else {"profile": "marathon", "split": split}
+    env = gym.make("SREMarathon-v0", app=app, schedule=sched)
     policy = make_agent(agent, env=env, seed=seed)
     obs, info = env.reset(seed=seed)
     done = False
@@ -290,6 +306,29 @@ def rollout_times(env) -> dict[str, list[float]]:
     return out
 
 
+def split_memorisers(app: str, seeds: list[int]) -> dict[str, float]:
+    """Diff memorisers across the held-out split (item 5 of the module docstring). Training:
+    the deploys of no-action runs of ``seeds`` on the train part; tests: the same seeds + 1000 on
+    the train part (the same part, other worlds) and on the held-out part."""
+    train = [d for s in seeds for d in deploys(_play(app, s, "noop", split="train"))]
+    faulty = {d["diff"] for d in train if d["faulty"]}
+    benign = {d["diff"] for d in train if not d["faulty"]}
+    out: dict[str, float] = {}
+    for part in ("train", "heldout"):
+        test = [d for s in seeds for d in deploys(_play(app, 1000 + s, "noop", split=part))]
+        n = max(len(test), 1)
+        out[f"faulty-diffs/{part}"] = sum((d["diff"] in faulty) == d["faulty"] for d in test) / n
+        out[f"benign-diffs/{part}"] = (
+            sum((d["diff"] not in benign) == d["faulty"] for d in test) / n
+        )
+        n_faulty = sum(d["faulty"] for d in test)
+        out[f"majority/{part}"] = max(n_faulty, len(test) - n_faulty) / n
+        out[f"seen-faulty/{part}"] = sum(d["faulty"] and d["diff"] in faulty for d in test) / max(
+            n_faulty, 1
+        )
+    return out
+
+
 def _fmt_scores(xs: list[float]) -> str:
     return f"{statistics.mean(xs):6.1f} [{min(xs):.1f}-{max(xs):.1f}]"
 
@@ -299,6 +338,7 @@ def main() -> None:
     ap.add_argument("--apps", nargs="*", default=list(APPS))
     ap.add_argument("--seeds", default="0-4")
     ap.add_argument("--agents", default="keep,runbook,random,noop")
+    ap.add_argument("--no-split", action="store_true", help="skip the held-out split memorisers")
     a = ap.parse_args()
     seeds = seeds_of(a.seeds)
     agents = [x for x in a.agents.split(",") if x]
@@ -309,11 +349,13 @@ def main() -> None:
         delays: list[float] = []
         rollouts: dict[str, list[float]] = {"jvm": [], "other": []}
         scores: dict[str, list[float]] = {x: [] for x in agents}
+        nets: dict[str, list[float]] = {x: [] for x in agents}
         for s in seeds:
             objects = Objects()
             env = _play(app, s, "noop", objects)
             if "noop" in scores:
                 scores["noop"].append(env.scorecard["marathon_score"])
+                nets["noop"].append(env.scorecard["net_score"])
             runs[s] = deploys(env)
             for k, v in rollout_times(env).items():
                 rollouts[k] += v
@@ -325,7 +367,9 @@ def main() -> None:
             delays += recovery_delays(_play(app, s, "oracle"))
             for ag in agents:
                 if ag != "noop":
-                    scores[ag].append(_play(app, s, ag).scorecard["marathon_score"])
+                    card = _play(app, s, ag).scorecard
+                    scores[ag].append(card["marathon_score"])
+                    nets[ag].append(card["net_score"])
         c = classify(runs)
         print(f"== {app}  seeds {a.seeds}  ({time.perf_counter() - t0:.0f} s)")
         print(
@@ -352,6 +396,17 @@ def main() -> None:
             f" ({al_none}/{al_all}; target >= 0.20); abnormal objects {objs_bad / max(objs_all, 1):.3f}"
             f" ({objs_bad}/{objs_all})"
         )
+        if not a.no_split:
+            m = split_memorisers(app, seeds)
+            print(
+                "  held-out split  train -> train / train -> heldout: faulty-diffs"
+                f" {m['faulty-diffs/train']:.3f} / {m['faulty-diffs/heldout']:.3f}"
+                f" (faulty deploys whose diff was seen in training {m['seen-faulty/train']:.3f} /"
+                f" {m['seen-faulty/heldout']:.3f}), benign-diffs {m['benign-diffs/train']:.3f} /"
+                f" {m['benign-diffs/heldout']:.3f}, majority-class {m['majority/train']:.3f} /"
+                f" {m['majority/heldout']:.3f}"
+            )
+        print("  net_score       " + "   ".join(f"{ag} {_fmt_scores(v)}" for ag, v in nets.items()))
         print(
             "  Marathon-Score  " + "   ".join(f"{ag} {_fmt_scores(v)}" for ag, v in scores.items())
         )

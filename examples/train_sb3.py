@@ -2,10 +2,14 @@
 
 The stack is ``NumericObservation`` (a flat float32 ``Box``) and ``DiscreteRemedies`` (no-op, remedy
 x service or a node's evacuation, with an automatic incident); ``info["action_mask"]`` says which
-actions can do anything now, and MaskablePPO samples only those. Training episodes are cut to
-``--horizon`` invocations (more updates per simulated hour); evaluation plays whole episodes, so a
-policy's return is its Marathon-Score. It is compared with a random masked policy and with no-op on
-the same seeds.
+actions can do anything now, and MaskablePPO samples only those. The reward is net_score's
+increments (the default; ``--reward paper`` trains on the paper's Marathon-Score instead).
+Training draws its faults from the ``train`` part of the held-out fault split; evaluation plays
+whole episodes on other seeds with faults from the ``heldout`` part (``--eval-split``), so a
+policy's return is its net_score on faults it never trained on. Training episodes are cut to
+``--horizon`` invocations (more updates per simulated hour). It is compared with a random masked
+policy and with no-op on the same seeds (``benchmarks/discrete_ceiling.py --split heldout`` gives
+the ceiling and the numeric rule there).
 
 ``--policy per-service`` (the default) reads the observation as it is laid out, one row of
 ``SERVICE_FEATURES`` per service, and scores each service's remedies with one network shared by all
@@ -23,9 +27,9 @@ Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build 
         [--policy mlp] [--save model.zip]
     python examples/train_sb3.py --load model.zip --eval-seeds 2000-2019   # evaluate it again
 
-The envs run with ``counterfactual=False``: returns are all this reads, and the scorecard's
-no-action run would cost about a fifth of every whole acting episode (the evaluation's; training
-episodes cut by ``--horizon`` end before it).
+The envs keep the no-action counterfactual (``counterfactual=True``, the default): net_score charges
+harm to users beyond the no-action run, and without it that cost is not charged, so a policy would
+not learn to avoid harm. It costs about a fifth of every acting episode.
 """
 
 from __future__ import annotations
@@ -68,17 +72,27 @@ class MaskFromInfo(gym.Wrapper):
         return self._mask
 
 
-def make_env(app: str, horizon: int | None, auto_report: bool = False) -> gym.Env:
+def make_env(
+    app: str,
+    horizon: int | None,
+    auto_report: bool = False,
+    split: str = "train",
+    reward: str = "net",
+) -> gym.Env:
     """The numeric stack; ``horizon`` cuts episodes to that many invocations (None: whole);
-    ``auto_report`` files every firing service each invocation, so actions only decide repairs."""
+    ``auto_report`` files every firing service each invocation, so actions only decide repairs;
+    ``split`` is the part of the held-out fault split the schedules draw from."""
     kwargs = {"max_episode_steps": horizon} if horizon else {}
-    # returns are all it reads: the scorecard's no-action run would only cost time
-    base = NumericObservation(gym.make("SREMarathon-v0", app=app, counterfactual=False, **kwargs))
+    schedule = {"profile": "marathon", "split": split}
+    base = NumericObservation(
+        gym.make("SREMarathon-v0", app=app, schedule=schedule, reward=reward, **kwargs)
+    )
     return MaskFromInfo(DiscreteRemedies(base, auto_report=auto_report))
 
 
 def play(env: gym.Env, seed: int, choose) -> float:
-    """Return of one whole episode (the Marathon-Score) under ``choose(obs, mask) -> action``."""
+    """Return of one whole episode (its net_score, or with ``--reward paper`` its Marathon-Score)
+    under ``choose(obs, mask) -> action``."""
     obs, info = env.reset(seed=seed)
     total, done = 0.0, False
     while not done:
@@ -182,7 +196,12 @@ def _train(a: argparse.Namespace, algo: Any) -> tuple[Any, int, float]:
         make_env,
         n_envs=a.envs,
         seed=a.seed,
-        env_kwargs={"app": a.app, "horizon": a.horizon, "auto_report": a.auto_report},
+        env_kwargs={
+            "app": a.app,
+            "horizon": a.horizon,
+            "auto_report": a.auto_report,
+            "reward": a.reward,
+        },
         vec_env_cls=SubprocVecEnv if a.envs > 1 else None,
     )
     policy: Any = "MlpPolicy"
@@ -212,6 +231,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--horizon", type=int, default=15, help="invocations per training episode")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-seeds", default="1000-1004", help="held-out seeds, e.g. 1000-1004")
+    p.add_argument(
+        "--eval-split",
+        choices=("heldout", "train", "all"),
+        default="heldout",
+        help="the fault split part evaluation draws from (training always draws from train)",
+    )
+    p.add_argument(
+        "--reward",
+        choices=("net", "paper"),
+        default="net",
+        help="the score whose increments are the reward (and the evaluation's return)",
+    )
     p.add_argument(
         "--auto-report",
         action="store_true",
@@ -250,7 +281,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "random masked": lambda o, m: int(rng.choice(np.flatnonzero(m))),
         "no-op": lambda o, m: 0,
     }
-    env = make_env(a.app, None, a.auto_report)
+    env = make_env(a.app, None, a.auto_report, a.eval_split, a.reward)
     scores: dict[str, list[float]] = {}
     for name, choose in policies.items():
         scores[name] = [play(env, s, choose) for s in seeds_of(a.eval_seeds)]

@@ -1,0 +1,76 @@
+"""Alert evaluation: the compiled pack at each evaluation time, and Prometheus 2.42's ``for:``
+machine over alert columns (``telemetry/rules.py:AlertEngine._step``).
+
+At each evaluation time, in order: a column whose condition holds and that was inactive becomes
+pending (active since then); a pending column whose ``for`` has elapsed fires (``for: 0`` fires
+at once), taking the next alert id in (rule, label) order as the full engine assigns them; a
+column whose condition stops holding resolves (firing) or is dropped (pending). Fired alerts go to
+a per-episode log with their column, firing and resolution times and the entities they name.
+
+Differs from the full simulator: nothing in the machine (tests/twin/conformance/test_rules.py);
+an alert column is a series of the twin's index, so a pod alert names the pod's series row, not
+its generated name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sre_gym.clock import EPOCH, TICK_S
+from sre_gym.twin.rules import compile_pack
+from sre_gym.twin.state import TwinParams, TwinState
+
+
+def conditions(prm: TwinParams, s: TwinState, ticks: np.ndarray) -> np.ndarray:
+    """[E, T, COLS] bool: each column's condition at each evaluation tick [E, T]."""
+    cp = compile_pack(prm.layout)
+    tel = s.tel
+    E, T = ticks.shape
+    live = [p for p in cp.plans if p is not None]
+    vecs = iter(cp.engine.run(live, (tel.long, tel.pod, tel.inst), ticks, s.ep.tick - 1))
+    out = []
+    for plan, rows in zip(cp.plans, cp.rows, strict=True):
+        if plan is None:
+            continue
+        v = next(vecs)
+        pres = v.present.reshape(len(v.labels), E, T)[rows]  # [cols, E, T]
+        out.append(pres)
+    cond = np.concatenate(out, axis=0) if out else np.zeros((0, E, T), dtype=bool)
+    return np.moveaxis(cond, 0, 2)
+
+
+def evaluate(prm: TwinParams, s: TwinState, ticks: np.ndarray) -> None:
+    """Run the evaluations at ticks [E, T] (each a multiple of 30 s) in order."""
+    cp = compile_pack(prm.layout)
+    cond = conditions(prm, s, ticks)
+    al = s.alerts
+    er = np.arange(s.E)
+    for j in range(ticks.shape[1]):
+        t = (EPOCH + ticks[:, j] * TICK_S).astype(float)[:, None]
+        c = cond[:, j]
+        st = al.st
+        new = c & (st == 0)
+        st[new] = 1
+        al.active_at[:] = np.where(new, t, al.active_at)
+        gone = ~c & (st > 0)
+        if gone.any():
+            resolved = gone & (st == 2)
+            e, col = np.nonzero(resolved)
+            al.resolved[e, al.log_of[e, col]] = t[e, 0]
+            al.log_of[resolved] = -1
+            st[gone] = 0
+        fire = (st == 1) & (t - al.active_at >= cp.col_for[None, :])
+        if fire.any():
+            rank = np.cumsum(fire, axis=1) - 1
+            pos = al.n[:, None] + rank
+            if (pos[fire] >= al.col.shape[1]).any():
+                raise RuntimeError(f"the alert log is full ({al.col.shape[1]} alerts)")
+            e, col = np.nonzero(fire)
+            p = pos[e, col]
+            al.col[e, p] = col
+            al.fired[e, p] = t[e, 0]
+            al.resolved[e, p] = np.inf
+            al.ent[e, p] = cp.col_ent[col]
+            al.log_of[e, col] = p
+            st[fire] = 2
+            al.n[er] += fire.sum(axis=1)

@@ -1,0 +1,178 @@
+"""Deploys through the pipeline, as integer-coded template edits (``sim/deploys.py``).
+
+``deploy_change`` ports ``Deploys.deploy_change``: a code change is committed to its service's
+repository head and an image built from the head carries the head's defect; an image change
+deploys a tag (pullable only if the registry has it; a published tag is a rebuild of the head); a
+config change sets env vars, limits or the readiness port in the manifest and the template; a flag
+change rewrites flagd's file. ``revert_patch`` is the agent's ``submit_patch(revert=...)`` of an
+earlier record. Every deploy is logged per service as ``list_changes`` would show it.
+
+Differs from the full simulator: the repository head is not a source tree but what the twin needs
+of it (the defect changes it carries, oldest first, and the manifest's env); a revert patch always
+applies and builds (the full simulator's three-way merge can refuse one when later commits touched
+the same lines) and clears the reverted change's defect; a commit's diff is taken to be non-empty
+(every catalog change has one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sre_gym.twin import controller
+from sre_gym.twin.state import TwinParams, TwinState
+from sre_gym.twin.tables import CODE, CONFIG, FIRST_BUILD, FLAGS, IMAGE, tables
+
+
+def first_carried(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
+    """The defect a build of the service's head carries (ND: none)."""
+    nd = len(tables(prm.layout).defects.change)
+    first = s.deps.carried[rows, d, 0]
+    return np.where(first >= 0, first, nd)
+
+
+def _carry(s: TwinState, rows, d, defect, on) -> None:
+    """Append ``defect`` to the head's carried defects where ``on`` (a commit of a defect)."""
+    car = s.deps.carried
+    for i in np.nonzero(on)[0]:
+        r, dd = rows[i], d[i]
+        free = np.nonzero(car[r, dd] < 0)[0]
+        if len(free):
+            car[r, dd, free[0]] = defect[i]
+
+
+def uncarry(s: TwinState, rows, d, defect, on) -> None:
+    """Take ``defect`` out of the head where ``on`` (a revert), keeping the order of the rest."""
+    car = s.deps.carried
+    for i in np.nonzero(on)[0]:
+        r, dd = rows[i], d[i]
+        keep = [x for x in car[r, dd] if x >= 0 and x != defect[i]]
+        car[r, dd] = keep + [-1] * (car.shape[2] - len(keep))
+
+
+def log_change(prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None) -> np.ndarray:
+    """Append a change record to each service's log; returns the record ids."""
+    ch = s.changes
+    rid = ch.n[rows].copy()
+    ch.n[rows] += 1
+    L = ch.t.shape[2]
+    pos = ch.svc_n[rows, d] % L
+    ch.svc_n[rows, d] += 1
+    ch.t[rows, d, pos] = t
+    ch.rev[rows, d, pos] = rev
+    ch.diff[rows, d, pos] = True
+    ch.rid[rows, d, pos] = rid
+    ch.cid[rows, d, pos] = cid
+    ch.prev[rows, d, pos] = -1 if prev is None else prev
+    return rid
+
+
+def set_flags(prm: TwinParams, s: TwinState, rows, flag, var) -> None:
+    """Choose variants ``var`` [P, FC] of flags ``flag`` [P, FC] (-1 pad) (``_set_flags``)."""
+    from sre_gym.twin.world import flag_effects
+
+    on = flag >= 0
+    r, j = np.nonzero(on)
+    s.world.flag_var[rows[r], flag[r, j]] = var[r, j]
+    flag_effects(prm, s, rows)
+
+
+def deploy_change(
+    prm: TwinParams, s: TwinState, rows, c, t, revert: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Roll out catalog change ``c`` [P] at ``t`` (``revert``: the ``git revert`` of a code
+    change delivered earlier). Returns (record id, revision) per row."""
+    rows, c = np.asarray(rows), np.asarray(c)
+    t = np.broadcast_to(np.asarray(t, dtype=float), rows.shape).copy()
+    tab = tables(prm.layout)
+    ct = tab.changes
+    dp = s.deps
+    revert = np.zeros(len(rows), dtype=bool) if revert is None else revert
+    d = ct.dep[c]
+    kind = ct.kind[c]
+    tracked = ct.tracked[c]
+    defect = ct.defect[c]
+    keys = ct.env_key[c]  # [P, KC]
+    has_key = keys >= 0
+    prev = np.where(has_key, dp.git_env[rows[:, None], d[:, None], np.maximum(keys, 0)], -1)
+    # the pipeline: a commit carries its defect, a revert takes it out; a config commit edits
+    # the manifest at the head
+    _carry(s, rows, d, defect, tracked & ~revert & (defect >= 0))
+    uncarry(s, rows, d, defect, tracked & revert & (defect >= 0))
+    git = tracked & ~revert & (kind == CONFIG)
+    r, j = np.nonzero(has_key & git[:, None])
+    dp.git_env[rows[r], d[r], keys[r, j]] = ct.env_code[c[r], j]
+    rev = np.zeros(len(rows), dtype=np.int64)
+    fl = kind == FLAGS
+    if fl.any():
+        set_flags(prm, s, rows[fl], ct.flag[c[fl]], ct.flag_var[c[fl]])
+        fd = d[fl]
+        rev[fl] = dp.rv_num[rows[fl], fd, dp.n_rev[rows[fl], fd] - 1]
+    go = ~fl
+    if go.any():
+        rr, dd, cc, tt = rows[go], d[go], c[go], t[go]
+        tpl = controller.template(s, rr, dd)
+        k = kind[go]
+        code = k == CODE
+        if code.any():
+            nb = dp.builds[rr[code]]
+            dp.builds[rr[code]] += 1
+            tpl["rv_img"][code] = FIRST_BUILD + nb
+            carried = first_carried(prm, s, rr[code], dd[code])
+            nd = len(tab.defects.change)
+            own = np.where(
+                revert[go][code], nd, np.where(defect[go][code] >= 0, defect[go][code], nd)
+            )
+            tpl["rv_defect"][code] = np.where(tracked[go][code], carried, own)
+            tpl["rv_img_ok"][code] = True
+        img = k == IMAGE
+        if img.any():
+            ok = ct.tag_ok[cc[img]]
+            tpl["rv_img"][img] = ct.tag[cc[img]]
+            carried = first_carried(prm, s, rr[img], dd[img])
+            nd = len(tab.defects.change)
+            tpl["rv_defect"][img] = np.where(ok & tracked[go][img], carried, nd)
+            tpl["rv_img_ok"][img] = ok
+        cfg = k == CONFIG
+        if cfg.any():
+            kk = keys[go]
+            r2, j2 = np.nonzero(has_key[go] & cfg[:, None])
+            tpl["rv_env"][r2, kk[r2, j2]] = ct.env_code[cc[r2], j2]
+            cpu, mem, port = ct.cpu[cc], ct.mem[cc], ct.port[cc]
+            tpl["rv_cpu"] = np.where(cfg & ~np.isnan(cpu), cpu, tpl["rv_cpu"])
+            tpl["rv_mem"] = np.where(cfg & ~np.isnan(mem), mem, tpl["rv_mem"])
+            tpl["rv_port"] = np.where(cfg & (port >= 0), port, tpl["rv_port"])
+        rev[go] = controller.new_revision(prm, s, rr, dd, tpl, tt)
+    rid = log_change(prm, s, rows, d, t, rev, np.where(revert, -1, c), prev)
+    return rid, rev
+
+
+def revert_patch(
+    prm: TwinParams, s: TwinState, rows, d, cid, prev, t
+) -> tuple[np.ndarray, np.ndarray]:
+    """The agent's ``submit_patch(revert=<record>)`` on service ``d``: the head without the
+    record's change (its defect cleared, its manifest env put back), built and rolled out with the
+    manifest's env (``Pipeline.submit`` + ``deploy_patch``). Returns (record id, revision)."""
+    rows, d, cid = np.asarray(rows), np.asarray(d), np.asarray(cid)
+    t = np.broadcast_to(np.asarray(t, dtype=float), rows.shape).copy()
+    tab = tables(prm.layout)
+    ct = tab.changes
+    dp = s.deps
+    known = cid >= 0
+    cc = np.maximum(cid, 0)
+    defect = np.where(known, ct.defect[cc], -1)
+    uncarry(s, rows, d, defect, known & (defect >= 0))
+    keys = np.where(known[:, None], ct.env_key[cc], -1)
+    r, j = np.nonzero((keys >= 0) & (prev >= 0))
+    dp.git_env[rows[r], d[r], keys[r, j]] = prev[r, j]
+    tpl = controller.template(s, rows, d)
+    nb = dp.builds[rows]
+    dp.builds[rows] += 1
+    tpl["rv_img"] = FIRST_BUILD + nb
+    tpl["rv_defect"] = first_carried(prm, s, rows, d)
+    tpl["rv_img_ok"] = np.ones(len(rows), dtype=bool)
+    manifest = known & np.isin(np.where(known, ct.kind[cc], -1), (CONFIG, IMAGE))
+    git = dp.git_env[rows, d]
+    tpl["rv_env"] = np.where(manifest[:, None] & (git > 0), git, tpl["rv_env"])
+    rev = controller.new_revision(prm, s, rows, d, tpl, t)
+    rid = log_change(prm, s, rows, d, t, rev, np.full(len(rows), -1))
+    return rid, rev

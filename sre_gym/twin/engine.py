@@ -1,0 +1,113 @@
+"""reset, tick and step: the twin's transitions, composed from the sub-steps of the other modules.
+
+``tick`` is ``SimCluster._step`` plus the injector's tick hook: due events, pod lifecycle, the
+controller, traffic, autoscalers and queues, telemetry, fault probes and persistence watches.
+``reset`` draws fresh episodes (``episode.py``) into the catalog's start state and runs the
+10-minute warm-up with its alert evaluations; ``step`` runs one invocation of every episode: the
+agent's calls at their times, eight ticks, the four alert evaluations, the observation, the mask
+and the reward. ``step`` never resets: a finished episode steps to itself with reward 0.
+
+Differs from the full simulator: the order of a tick's work is the full simulator's; the agent's
+calls run between ticks at the simulated times their durations give (``remedies.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sre_gym.clock import EPOCH, TICK_S
+from sre_gym.sim.cluster import WARMUP_S
+from sre_gym.twin import controller, dynamics, events, pods, probes, telemetry, world
+from sre_gym.twin.alloc import Sizes, blank, start
+from sre_gym.twin.episode import app_background_error, plan_row
+from sre_gym.twin.state import TwinParams, TwinState
+from sre_gym.twin.tables import tables
+
+WARM_TICKS = (
+    WARMUP_S // TICK_S
+)  # ticks before the episode starts (the reset runs them and one more)
+
+
+def time_of(tick: np.ndarray) -> np.ndarray:
+    return (EPOCH + tick * TICK_S).astype(float)
+
+
+def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut:
+    """Simulate each episode's next tick (``SimCluster._step`` and the injector's hook)."""
+    k = s.ep.tick.copy()
+    t = time_of(k)
+    events.run_due(prm, s, k, t)
+    pods.lifecycle(prm, s, t)
+    controller.reconcile_dirty(prm, s, t)
+    rps = dynamics.entry_rps(prm, s, t, k)
+    out = dynamics.step(prm, s, t, rps)
+    s.world.prev_attempts[:] = out.attempts
+    world.hpa_sync(prm, s, t, out)
+    world.queues_step(prm, s, out)
+    if record:
+        telemetry.record(prm, s, out, t, k)
+        probes.record_tick(prm, s, out, t, k)
+        telemetry.push_window(prm, s, out)
+        probes.persistence_tick(prm, s, t, k)
+    else:
+        s.tel.entry[np.arange(s.E), k] = np.stack(
+            [out.entry_rps, out.entry_failed, out.entry_slow], axis=1
+        )
+    s.ep.tick += 1
+    return out
+
+
+def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray) -> TwinState:
+    """Fresh episodes for ``seeds``: the start state with each seed's draws, before warm-up."""
+    lay = prm.layout
+    tab = tables(lay)
+    E = len(seeds)
+    s = start(prm, z, E)
+    ep, fs = s.ep, s.faults
+    for i, seed in enumerate(seeds.tolist()):
+        rp = plan_row(lay, tab, int(seed), prm.release, prm.schedule, prm.noise)
+        if len(rp.events) > z.EV or len(rp.faults) > z.F or len(rp.nz) > z.NZ or len(rp.ow) > z.NA:
+            raise RuntimeError(
+                f"episode {seed}: {len(rp.events)} events, {len(rp.faults)} faults, "
+                f"{len(rp.nz)} noise events, {len(rp.ow)} anomalies exceed the twin's capacities "
+                f"({z.EV}, {z.F}, {z.NZ}, {z.NA})"
+            )
+        ep.seed[i] = seed
+        ep.noise[i] = rp.noise
+        ep.unif[i] = rp.unif
+        ep.load_noise[i] = rp.load_noise
+        ep.load_phase[i] = rp.load_phase
+        ep.background_error[i] = app_background_error(prm.noise)
+        ep.n_inv[i] = rp.sched.duration_s // 120
+        ne = len(rp.events)
+        ep.ev_n[i] = ne
+        if ne:
+            ev = np.array([e[:4] for e in rp.events], dtype=np.int64)
+            ep.ev_tick[i, :ne], ep.ev_kind[i, :ne], ep.ev_a[i, :ne], ep.ev_b[i, :ne] = ev.T
+        nf = len(rp.faults)
+        fs.n[i] = nf
+        if nf:
+            fa = np.array(rp.faults)
+            fs.cat[i, :nf] = fa[:, 0].astype(np.int64)
+            fs.start[i, :nf] = fa[:, 1]
+            fs.end[i, :nf] = fa[:, 2]
+        for j, (kind, target, amount, spared) in enumerate(rp.nz):
+            ep.nz_kind[i, j], ep.nz_target[i, j], ep.nz_amount[i, j] = kind, target, amount
+            ep.nz_spared[i, j, spared] = True
+        for j, (kind, target, amount, key, value, timeout) in enumerate(rp.ow):
+            ep.ow_kind[i, j], ep.ow_target[i, j], ep.ow_amount[i, j] = kind, target, amount
+            ep.ow_key[i, j], ep.ow_value[i, j], ep.ow_timeout[i, j] = key, value, timeout
+    return s
+
+
+def warm_up(prm: TwinParams, s: TwinState, evaluate=None) -> None:
+    """Simulate ticks 0 .. WARM_TICKS (``advance_to(episode_start)``), evaluating the alert rules
+    every 30 s as the engine would (``evaluate(s, ticks)`` with the even ticks passed)."""
+    for _ in range(WARM_TICKS + 1):
+        tick(prm, s)
+        if evaluate is not None and (s.ep.tick[0] - 1) % 2 == 0:
+            evaluate(s, s.ep.tick - 1)
+
+
+def blank_batch(prm: TwinParams, z: Sizes, E: int) -> TwinState:
+    return blank(prm, z, E)

@@ -21,13 +21,16 @@ from sre_gym.twin.rules import compile_pack
 from sre_gym.twin.state import TwinParams, TwinState
 
 
-def conditions(prm: TwinParams, s: TwinState, ticks: np.ndarray) -> np.ndarray:
-    """[E, T, COLS] bool: each column's condition at each evaluation tick [E, T]."""
+def conditions(prm: TwinParams, s: TwinState, ago: np.ndarray) -> np.ndarray:
+    """[E, T, COLS] bool: each column's condition at each evaluation time, ``ago`` [T] ticks
+    before the newest tick simulated."""
     cp = compile_pack(prm.layout)
     tel = s.tel
-    E, T = ticks.shape
+    E, T = s.E, len(ago)
     live = [p for p in cp.plans if p is not None]
-    vecs = iter(cp.engine.run(live, (tel.long, tel.pod, tel.inst), ticks, s.ep.tick - 1))
+    rings = (tel.long, tel.pod, tel.inst)
+    since = ((s.ep.tick - 1)[:, None] - tel.sr_last.reshape(E, -1)).astype(np.int64)
+    vecs = iter(cp.engine.run(live, rings, int(s.ep.clock[0]) - 1, np.asarray(ago), since))
     out = []
     for plan, rows in zip(cp.plans, cp.rows, strict=True):
         if plan is None:
@@ -39,10 +42,12 @@ def conditions(prm: TwinParams, s: TwinState, ticks: np.ndarray) -> np.ndarray:
     return np.moveaxis(cond, 0, 2)
 
 
-def evaluate(prm: TwinParams, s: TwinState, ticks: np.ndarray) -> None:
-    """Run the evaluations at ticks [E, T] (each a multiple of 30 s) in order."""
+def evaluate(prm: TwinParams, s: TwinState, ago: np.ndarray) -> None:
+    """Run the evaluations ``ago`` [T] ticks before the newest tick (each a multiple of 30 s)
+    in order."""
     cp = compile_pack(prm.layout)
-    cond = conditions(prm, s, ticks)
+    cond = conditions(prm, s, ago)
+    ticks = (s.ep.tick - 1)[:, None] - np.asarray(ago)[None, :]
     al = s.alerts
     er = np.arange(s.E)
     for j in range(ticks.shape[1]):

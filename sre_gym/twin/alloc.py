@@ -40,6 +40,10 @@ EMPTY = -(10**9)  # a slot never used: its last series is long gone
 # alert log capacity per app (fired alerts in a marathon: Online Boutique about 600, Train Ticket
 # about 3,000), and the wrappers' histories
 ALERTS = {"online-boutique": 2048, "train-ticket": 6144, "astronomy-shop": 3072}
+# revisions kept per deployment: a marathon's deploys, restarts and rollbacks (the full simulator
+# keeps every one; measured with no agent, seeds 0-2: at most 50 on Online Boutique, 15 on Train
+# Ticket, 24 on Astronomy Shop), with room for an agent's own; the oldest goes first when full
+REVISIONS = {"online-boutique": 96, "train-ticket": 48, "astronomy-shop": 64}
 
 
 @dataclass(frozen=True)
@@ -65,17 +69,19 @@ def sizes(prm: TwinParams, cols: int) -> Sizes:
     tab = tables(lay)
     prof = prm.schedule
     return Sizes(
-        T=(WARMUP_S + prof.duration_s) // TICK_S + 1,
+        # an episode's ticks, and one invocation past its end (a finished row a batch steps once
+        # more before resetting it)
+        T=(WARMUP_S + prof.duration_s) // TICK_S + 1 + 8,
         F=fault_count_bound(lay, prof),
         EV=4096,
         NZ=256,
         NA=256,
         A=ALERTS.get(lay.app, 4096) * max(1, prof.duration_s // 5400),
         COLS=cols,
-        I=512,
+        I=256,
         X=1024,
-        R=8,
-        L=8,
+        R=REVISIONS.get(lay.app, 64),
+        L=REVISIONS.get(lay.app, 64),
         AL=16,
         KE=len(tab.env.keys),
         KC=tab.changes.env_key.shape[1],
@@ -267,6 +273,7 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         diff=b(D, z.L),
         rid=i(D, z.L, v=-1),
         cid=i(D, z.L, v=-1),
+        undone=b(D, z.L),
         prev=np.full((E, D, z.L, z.KC), -1, dtype=np.int32),
     )
     agent = Agent(
@@ -289,12 +296,17 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         unneeded=i(),
         out_of_scope=i(),
         score=f(2),
+        n_held=i(z.I),
+        k_held=np.zeros((E, z.F, z.I), dtype=np.int32),
+        seen=b(z.A),
+        n_seen=i(z.F),
     )
     ep = Episode(
         seed=i(),
         t_ep=f(v=float(EPOCH + WARMUP_S)),
         n_inv=i(v=prm.schedule.invocations),
         tick=i(),
+        clock=i(),
         noise=f(z.T, 2 * n),
         unif=f(z.T, 3 * n + M),
         load_noise=f(z.T),

@@ -261,12 +261,47 @@ def reconcile(prm: TwinParams, s: TwinState, rows, d, t) -> None:
     dp.dirty[rows, d] = ~done
 
 
+def idle(prm: TwinParams, s: TwinState, rows, d) -> tuple[np.ndarray, np.ndarray]:
+    """For (row, deployment) pairs (rows may repeat): whether a controller pass would change no
+    pod, and if so whether the deployment is done (``reconcile`` with nothing to delete or
+    create)."""
+    p, dp = s.pods, s.deps
+    cur = dp.rv_num[rows, d, current(s, rows, d)]
+    live = p.alive[rows, d] & (p.state[rows, d] != TERMINATING)
+    new = live & (p.rev[rows, d] == cur[:, None])
+    old = live & ~new
+    ready = p.ready[rows, d]
+    desired = dp.replicas[rows, d]
+    surge = np.ceil(0.25 * desired).astype(np.int64)
+    unav = np.floor(0.25 * desired).astype(np.int64)
+    unav = np.where((desired > 0) & (surge == 0) & (unav == 0), 1, unav)
+    n_new, n_old = new.sum(axis=1), old.sum(axis=1)
+    create = np.minimum(desired - n_new, desired + surge - (n_new + n_old))
+    n_ready_old = (old & ready).sum(axis=1)
+    can = n_new + n_ready_old - (desired - unav) - (new & ~ready).sum(axis=1)
+    can = np.where(desired == 0, n_ready_old, can)
+    quiet = (n_new <= desired) & (create <= 0) & ~(old & ~ready).any(axis=1)
+    quiet &= (n_ready_old == 0) | (can <= 0)
+    done = (n_new == desired) & (n_old == 0) & ~(new & ~ready).any(axis=1)
+    return quiet, done
+
+
 def reconcile_dirty(prm: TwinParams, s: TwinState, t: np.ndarray) -> None:
-    """The controller's pass of a tick: every dirty deployment, in order (``SimCluster._step``)."""
+    """The controller's pass of a tick: every dirty deployment, in order (``SimCluster._step``).
+    Deployments a pass would not change (a rollout waiting for its new pods to be ready) are
+    settled at once; the rest are reconciled one deployment at a time, as their new pods'
+    placement reads what the earlier ones did."""
     dirty = s.deps.dirty
-    for d in np.nonzero(dirty.any(axis=0))[0]:
-        rows = np.nonzero(dirty[:, d])[0]
-        reconcile(prm, s, rows, np.full(len(rows), d), t[rows])
+    rows, d = np.nonzero(dirty)
+    if not len(rows):
+        return
+    quiet, done = idle(prm, s, rows, d)
+    s.deps.dirty[rows[quiet], d[quiet]] = ~done[quiet]
+    act = ~quiet
+    rows, d = rows[act], d[act]
+    for dd in np.unique(d):
+        r = rows[d == dd]
+        reconcile(prm, s, r, np.full(len(r), dd), t[r])
 
 
 # ------------------------------------------------------------------ revisions
@@ -288,6 +323,14 @@ def _append(s: TwinState, rows, d, number, tpl: dict, t, drop: np.ndarray) -> No
     n = dp.n_rev[rows, d]
     drop = np.where((drop < 0) & (n >= R), 0, drop)
     fields = ("rv_num", "rv_created", *TPL)
+    shifting = drop >= 0
+    if not shifting.any():
+        for f in ("rv_num", "rv_created"):
+            getattr(dp, f)[rows, d, n] = number if f == "rv_num" else t
+        for f in TPL:
+            getattr(dp, f)[rows, d, n] = tpl[f]
+        dp.n_rev[rows, d] = n + 1
+        return
     for f in fields:
         arr = getattr(dp, f)
         cur = arr[rows, d].copy()  # [P, R, ...]

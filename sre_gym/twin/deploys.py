@@ -8,9 +8,10 @@ change rewrites flagd's file. ``revert_patch`` is the agent's ``submit_patch(rev
 earlier record. Every deploy is logged per service as ``list_changes`` would show it.
 
 Differs from the full simulator: the repository head is not a source tree but what the twin needs
-of it (the defect changes it carries, oldest first, and the manifest's env); a revert patch always
-applies and builds (the full simulator's three-way merge can refuse one when later commits touched
-the same lines) and clears the reverted change's defect; a commit's diff is taken to be non-empty
+of it (the defect changes it carries, oldest first, and the manifest's env); a revert patch applies and
+builds unless its record was reverted already (an empty diff; the full simulator's three-way merge
+can also refuse one when later commits touched the same lines) and clears the reverted change's
+defect; a commit's diff is taken to be non-empty
 (every catalog change has one).
 """
 
@@ -63,7 +64,16 @@ def log_change(prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None) -
     ch.rid[rows, d, pos] = rid
     ch.cid[rows, d, pos] = cid
     ch.prev[rows, d, pos] = -1 if prev is None else prev
+    ch.undone[rows, d, pos] = False
     return rid
+
+
+def mark_undone(s: TwinState, rows, rid) -> None:
+    """The records ``rid`` [P] were reverted (their changes are out of the head)."""
+    ch = s.changes
+    hit = ch.rid[rows] == rid[:, None, None]
+    r, d, j = np.nonzero(hit)
+    ch.undone[rows[r], d, j] = True
 
 
 def set_flags(prm: TwinParams, s: TwinState, rows, flag, var) -> None:

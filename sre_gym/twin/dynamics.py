@@ -60,7 +60,8 @@ def entry_rps(prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndarray) ->
     rps = lay.base_rps * (
         1 + lg.diurnal_amplitude * np.sin(2 * np.pi * rel / 14400 + s.ep.load_phase)
     )
-    rps = rps * (1 + lg.noise * s.ep.load_noise[e, tick]) * s.world.load_factor
+    k = np.minimum(tick, s.ep.load_noise.shape[1] - 1)
+    rps = rps * (1 + lg.noise * s.ep.load_noise[e, k]) * s.world.load_factor
     return np.maximum(rps, 0.0)
 
 

@@ -17,8 +17,20 @@ import numpy as np
 
 from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.sim.cluster import WARMUP_S
-from sre_gym.twin import controller, dynamics, events, pods, probes, telemetry, world
-from sre_gym.twin.alloc import Sizes, blank, start
+from sre_gym.twin import (
+    alerts,
+    calls,
+    controller,
+    dynamics,
+    events,
+    pods,
+    probes,
+    remedies,
+    score,
+    telemetry,
+    world,
+)
+from sre_gym.twin.alloc import Sizes, start
 from sre_gym.twin.episode import app_background_error, plan_row
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
@@ -54,16 +66,19 @@ def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut
             [out.entry_rps, out.entry_failed, out.entry_slow], axis=1
         )
     s.ep.tick += 1
+    s.ep.clock += 1
     return out
 
 
-def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray) -> TwinState:
-    """Fresh episodes for ``seeds``: the start state with each seed's draws, before warm-up."""
+def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
+    """Fresh episodes for ``seeds``: the start state with each seed's draws, before warm-up
+    (``clock``: the batch clock their first tick writes at)."""
     lay = prm.layout
     tab = tables(lay)
     E = len(seeds)
     s = start(prm, z, E)
     ep, fs = s.ep, s.faults
+    ep.clock[:] = clock
     for i, seed in enumerate(seeds.tolist()):
         rp = plan_row(lay, tab, int(seed), prm.release, prm.schedule, prm.noise)
         if len(rp.events) > z.EV or len(rp.faults) > z.F or len(rp.nz) > z.NZ or len(rp.ow) > z.NA:
@@ -73,9 +88,10 @@ def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray) -> TwinState:
                 f"({z.EV}, {z.F}, {z.NZ}, {z.NA})"
             )
         ep.seed[i] = seed
-        ep.noise[i] = rp.noise
-        ep.unif[i] = rp.unif
-        ep.load_noise[i] = rp.load_noise
+        nt = len(rp.noise)  # (the rest, one invocation past the end, repeats the last tick's)
+        ep.noise[i, :nt], ep.noise[i, nt:] = rp.noise, rp.noise[-1]
+        ep.unif[i, :nt], ep.unif[i, nt:] = rp.unif, rp.unif[-1]
+        ep.load_noise[i, :nt], ep.load_noise[i, nt:] = rp.load_noise, rp.load_noise[-1]
         ep.load_phase[i] = rp.load_phase
         ep.background_error[i] = app_background_error(prm.noise)
         ep.n_inv[i] = rp.sched.duration_s // 120
@@ -109,5 +125,33 @@ def warm_up(prm: TwinParams, s: TwinState, evaluate=None) -> None:
             evaluate(s, s.ep.tick - 1)
 
 
-def blank_batch(prm: TwinParams, z: Sizes, E: int) -> TwinState:
-    return blank(prm, z, E)
+def reset(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
+    """Fresh, warmed-up episodes for ``seeds`` [E] (the batch clock at their first tick:
+    ``clock``): the cluster after its 10-minute warm-up with its alert evaluations, at the start
+    of invocation 0."""
+    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock)
+    warm_up(prm, s, lambda st, k: alerts.evaluate(prm, st, np.zeros(1, dtype=np.int64)))
+    t = time_of(s.ep.tick - 1)
+    score.scores(prm, s, t)
+    return s
+
+
+def step(prm: TwinParams, s: TwinState, action: np.ndarray):
+    """One invocation of every episode: the calls of ``action`` [E] at their times, eight ticks,
+    the four alert evaluations, then the score. Returns (state, reward [E], done [E]); a row
+    already finished is stepped with no action and pays 0 (the vector env resets it)."""
+    done0 = s.agent.inv >= s.ep.n_inv
+    action = np.where(done0, 0, np.asarray(action, dtype=np.int64))
+    t0 = time_of(s.ep.tick - 1)
+    plan, updates = remedies.plan(prm, s, action, t0)
+    for i in range(8):
+        calls.run(prm, s, plan, t0 + TICK_S * (i + 1), t0)
+        tick(prm, s)
+    remedies.apply_updates(s, updates)
+    alerts.evaluate(prm, s, np.array([6, 4, 2, 0]))
+    s.agent.inv += ~done0
+    before = s.agent.score.copy()
+    now = score.scores(prm, s, time_of(s.ep.tick - 1))
+    j = 1 if prm.reward == "net" else 0
+    reward = np.where(done0, 0.0, now[:, j] - before[:, j])
+    return s, reward, s.agent.inv >= s.ep.n_inv

@@ -2,8 +2,11 @@
 its scheduled actions (fault injections and reverts, benign deploys, benign noise, the open world).
 
 Each row's events are sorted by (time, registration order) at reset (``episode.py``); before a tick
-every row runs its due events in order. The k-th due event of every row is handled together, by
-kind, so a tick with events costs a few vectorised handler calls, not a call per episode.
+every row runs its due events in order. Events of one tick have one time (schedules are on the
+15 s grid), so their registration order puts a row's fault events first, then its deploys, its
+benign noise and its open-world anomalies: the twin runs these four groups in turn, and within a
+group the k-th due event of every row together, by kind. A tick with events costs a few
+vectorised handler calls, not a call per episode.
 
 Differs from the full simulator: nothing in the order or the effects of the events
 (``sim/faults/noise.py:Noise``, ``orchestrator/open_world.py:OpenWorld`` and the injector are
@@ -33,26 +36,37 @@ NOISY, BLIP = NZ_KINDS.index("noisy_neighbour"), NZ_KINDS.index("latency_blip")
 THIRD, SIDE, EDIT, FLAP, SURGE = (OW_KINDS.index(k) for k in OW_KINDS)
 
 
+# the four registration groups of SimCluster.at's actions, in order
+GROUP = np.array([0, 0, 1, 2, 2, 3, 3])  # by event kind
+
+
 def run_due(prm: TwinParams, s: TwinState, tick: np.ndarray, t: np.ndarray, only=None) -> None:
     """Run every event due before ``tick`` [E] (``only``: rows to run, default all), in order."""
     ep = s.ep
     rows_all = np.arange(s.E) if only is None else only
-    while True:
-        ptr = ep.ev_ptr[rows_all]
-        ok = ptr < ep.ev_n[rows_all]
-        ptr = np.minimum(ptr, ep.ev_tick.shape[1] - 1)
-        due = ok & (ep.ev_tick[rows_all, ptr] <= tick[rows_all])
-        if not due.any():
-            return
-        rows = rows_all[due]
-        p = ep.ev_ptr[rows]
-        ep.ev_ptr[rows] += 1
-        kind = ep.ev_kind[rows, p]
-        a, b = ep.ev_a[rows, p], ep.ev_b[rows, p]
-        tt = t[rows]
-        for k in np.unique(kind):
-            sel = kind == k
-            _HANDLERS[int(k)](prm, s, rows[sel], a[sel], b[sel], tt[sel])
+    for g in range(4):
+        while True:
+            ptr = ep.ev_ptr[rows_all]
+            ok = ptr < ep.ev_n[rows_all]
+            ptr = np.minimum(ptr, ep.ev_tick.shape[1] - 1)
+            due = ok & (ep.ev_tick[rows_all, ptr] <= tick[rows_all])
+            due &= GROUP[ep.ev_kind[rows_all, ptr]] == g
+            if not due.any():
+                break
+            _run(prm, s, rows_all[due], t)
+
+
+def _run(prm: TwinParams, s: TwinState, rows: np.ndarray, t: np.ndarray) -> None:
+    """The next event of each of ``rows``, by kind."""
+    ep = s.ep
+    p = ep.ev_ptr[rows]
+    ep.ev_ptr[rows] += 1
+    kind = ep.ev_kind[rows, p]
+    a, b = ep.ev_a[rows, p], ep.ev_b[rows, p]
+    tt = t[rows]
+    for k in np.unique(kind):
+        sel = kind == k
+        _HANDLERS[int(k)](prm, s, rows[sel], a[sel], b[sel], tt[sel])
 
 
 def _inject(prm, s, rows, a, b, t) -> None:

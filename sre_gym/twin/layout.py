@@ -108,10 +108,11 @@ def default_capacity(app: str) -> int:
 
 
 # series rows per deployment: a replaced pod's series stay in rule windows for 5 minutes, and a
-# deployment rolls out new pods up to a few times in that long (measured on the full simulator,
-# seeds 0-5: at most 9-22 pods of one deployment alive or gone for less than 5 minutes at once,
-# rarely more); when none is free the least recently used row is taken (counted)
-SERIES_ROWS = {"online-boutique": 16, "train-ticket": 12, "astronomy-shop": 16}
+# deployment replaces pods up to a few times in that long (measured on the full simulator with no
+# agent, seeds 0-5: at most 9-32 pods of one deployment alive or gone for less than 5 minutes at
+# once; a random policy's restarts add more); when none is free the least recently used row is
+# taken (counted in Telemetry.sr_overflow)
+SERIES_ROWS = {"online-boutique": 32, "train-ticket": 24, "astronomy-shop": 32}
 
 
 def _levels(topo: Topology) -> tuple[Level, ...]:

@@ -141,11 +141,12 @@ def record_tick(
         ok = np.where(kind == RESTARTS, quiet[rows, sv], ok)
     sliced = ~np.isin(kind, (NODEW, ZONE, QUEUE, ERR))
     ok = np.where(sliced & refusing[rows, sv], False, ok)
-    fs.probe[rows, f, tick[rows]] = ok.astype(np.int8)
+    kk = np.minimum(tick, fs.probe.shape[2] - 1)
+    fs.probe[rows, f, kk[rows]] = ok.astype(np.int8)
     within = t[rows] < fs.end[rows, f]
     if within.any():
         r2, f2 = rows[within], f[within]
-        fs.artifact[r2, f2, tick[r2]] = F.present(prm, s, r2, f2).astype(np.int8)
+        fs.artifact[r2, f2, kk[r2]] = F.present(prm, s, r2, f2).astype(np.int8)
 
 
 def note_intervention(prm: TwinParams, s: TwinState, rows, t, fits: np.ndarray) -> None:
@@ -181,7 +182,7 @@ def persistence_tick(prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndar
     e, f, c = np.nonzero(on)
     if not len(e):
         return
-    tk = tick[e]
+    tk = np.minimum(tick, fs.probe.shape[2] - 1)[e]
     started = tk >= fs.wk[e, f, c]
     ok = fs.probe[e, f, tk] == 1
     ok &= ~fs.wroute[e, f, c] | (fs.artifact[e, f, tk] == 0)

@@ -31,7 +31,7 @@ from sre_gym.backends.base import alert_entities
 from sre_gym.catalogs import catalog_dir
 from sre_gym.telemetry.promql import Engine, PromQLError, rangefuncs
 from sre_gym.telemetry.promql.grouping import Dedup
-from sre_gym.telemetry.promql.nodes import Node, td_ms
+from sre_gym.telemetry.promql.nodes import Node, shared, td_ms
 from sre_gym.telemetry.promql.types import Ctx, Vec, drop_name
 from sre_gym.telemetry.rules import AlertRule, load_rules
 from sre_gym.telemetry.tsdb import TSDB
@@ -61,11 +61,18 @@ def rule_pack() -> tuple[AlertRule, ...]:
 
 
 class _Now:
-    """What the leaves read during one evaluation: the rings and each column's tick."""
+    """What the leaves read during one evaluation: the rings, the batch clock of the newest
+    samples, and how many ticks before it each evaluation time is."""
 
     rings: tuple[np.ndarray, np.ndarray, np.ndarray] = ()  # type: ignore[assignment]
-    ticks: np.ndarray = np.zeros((0, 0), dtype=np.int64)  # [E, T] evaluation ticks
-    last: np.ndarray = np.zeros(0, dtype=np.int64)  # [E] newest tick in the rings
+    clock: int = 0
+    ago: np.ndarray = np.zeros(0, dtype=np.int64)  # [T]
+    E: int = 0
+    since: np.ndarray = np.zeros((0, 0), dtype=np.int64)  # [E, D * SR] ticks since a pod's sample
+
+    def srow_recent(self, span: int) -> np.ndarray:
+        """[E, D * SR] bool: the series row had a pod's samples in the last ``span`` ticks."""
+        return self.since < span
 
 
 class _Sel:
@@ -92,9 +99,15 @@ class _Sel:
                     labels.append(ls)
         ring_of = np.array(rings, dtype=np.int64)
         row_of = np.array(rows, dtype=np.int64)
-        # (ring, its rows, their positions in the selection) per ring the selection reads
+        # (ring, its rows, their positions in the selection, their series rows) per ring read
         self.parts = tuple(
-            (g, row_of[ring_of == g], np.nonzero(ring_of == g)[0]) for g in sorted(set(rings))
+            (
+                g,
+                row_of[ring_of == g],
+                np.nonzero(ring_of == g)[0],
+                eng.index.row_srow[g][row_of[ring_of == g]],
+            )
+            for g in sorted(set(rings))
         )
         self.rows = row_of
         self.labels = tuple(labels)
@@ -116,21 +129,44 @@ def _rx(pattern: str) -> re.Pattern:
     return re.compile(pattern)
 
 
-def _gather(now: _Now, sel: _Sel, back: int) -> tuple[np.ndarray, np.ndarray]:
-    """Samples [E, rows, T, back + 1] at ticks ``tick - offset - back .. tick - offset`` of each
-    column, and whether each is present (a sample within the episode and its ring)."""
-    E, T = now.ticks.shape
-    k = now.ticks[:, :, None] - sel.offset - back + np.arange(back + 1)  # [E, T, w]
-    x = np.full((E, len(sel.rows), T, back + 1), np.nan)
-    p = np.zeros(x.shape, dtype=bool)
-    e = np.arange(E)[:, None, None, None]
-    for g, rows, pos in sel.parts:
-        W = DEPTH[g]
-        valid = (k >= 0) & (k > now.last[:, None, None] - W)
-        xs = now.rings[g][e, rows[None, :, None, None], (k % W)[:, None, :, :]]
-        x[:, pos] = xs
-        p[:, pos] = ~np.isnan(xs) & valid[:, None, :, :]
-    return x, p
+def _windows(now: _Now, back: int, offset: int, W: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ring columns spanning every window, and where each evaluation's window starts in them."""
+    lo = now.clock - int(now.ago.max()) - offset - back
+    span = int(now.ago.max() - now.ago.min()) + back + 1
+    if span > W:
+        raise PromQLError(f"a window of {span} ticks does not fit a ring of {W}")
+    return (lo + np.arange(span)) % W, (now.ago.max() - now.ago).astype(np.intp)
+
+
+def _gather(now: _Now, sel: _Sel, back: int, live_only: bool = False):
+    """Samples at the ``back + 1`` ticks ending ``offset`` before each evaluation time.
+
+    Every row of the batch writes the same ring column each tick (telemetry.py), so one span of
+    columns covers every window of every episode; a sample a fresh episode never wrote is NaN.
+    Returns ``(e, r, x)``: x [P, T, back + 1] for the (episode, series) pairs (e, r) read: every
+    pair, or with ``live_only`` only the pod series whose series row had a pod in the span."""
+    T = len(now.ago)
+    w = back + 1
+    es, rs, xs = [], [], []
+    for g, rows, pos, srow in sel.parts:
+        cols, starts = _windows(now, back, sel.offset, DEPTH[g])
+        ring = now.rings[g]
+        if live_only and srow[0] >= 0:
+            recent = now.srow_recent(len(cols) + sel.offset)  # [E, D * SR]
+            e, j = np.nonzero(recent[:, srow])
+            span = ring[e[:, None], rows[j][:, None], cols[None, :]]  # [P, span]
+            r = pos[j]
+        else:
+            e = np.repeat(np.arange(now.E), len(rows))
+            r = np.tile(pos, now.E)
+            span = ring[:, rows[:, None], cols[None, :]].reshape(-1, len(cols))
+        win = np.lib.stride_tricks.sliding_window_view(span, w, axis=1)[:, starts]
+        es.append(e)
+        rs.append(r)
+        xs.append(win)
+    if len(xs) == 1:
+        return es[0], rs[0], xs[0]
+    return np.concatenate(es), np.concatenate(rs), np.concatenate(xs).reshape(-1, T, w)
 
 
 class InstantSel(Node):
@@ -139,15 +175,18 @@ class InstantSel(Node):
     def __init__(self, vs: pp.VectorSelector, eng: TwinEngine) -> None:
         self.sel = _Sel(vs, eng)
 
+    @shared
     def eval(self, eng: TwinEngine, ctx: Ctx) -> Vec:
         sel = self.sel
-        E, T = eng.now.ticks.shape
-        if not len(sel.rows):
+        E, T = eng.now.E, len(eng.now.ago)
+        n = len(sel.rows)
+        if not n:
             return Vec(sel.labels, np.zeros((0, E * T)), np.zeros((0, E * T), dtype=bool))
-        x, present = _gather(eng.now, sel, 0)
-        x, present = x[..., 0], present[..., 0]
-        vals = np.moveaxis(x, 1, 0).reshape(len(sel.rows), E * T)
-        return Vec(sel.labels, vals, np.moveaxis(present, 1, 0).reshape(len(sel.rows), E * T))
+        e, r, x = _gather(eng.now, sel, 0)
+        vals = np.full((n, E, T), np.nan)
+        vals[r, e] = x[..., 0]
+        vals = vals.reshape(n, E * T)
+        return Vec(sel.labels, vals, ~np.isnan(vals))
 
 
 class RangeCall(Node):
@@ -171,27 +210,26 @@ class RangeCall(Node):
             raise PromQLError("unsupported in the twin: series that merge once named")
         self.labels = dd.labels
 
+    @shared
     def eval(self, eng: TwinEngine, ctx: Ctx) -> Vec:
         sel = self.sel
-        E, T = eng.now.ticks.shape
+        E, T = eng.now.E, len(eng.now.ago)
         n = len(sel.rows)
-        out_v = np.zeros((E, n, T))
-        out_p = np.zeros((E, n, T), dtype=bool)
+        out_v = np.zeros((n, E, T))
+        out_p = np.zeros((n, E, T), dtype=bool)
         if n:
-            x, p = _gather(eng.now, sel, self.back)
-            live = p.any(axis=(2, 3))  # (episode, series) pairs with a sample to read
-            e, r = np.nonzero(live)
+            e, r, x = _gather(eng.now, sel, self.back, live_only=True)
             if len(e):
+                p = ~np.isnan(x)
                 w = self.back + 1
                 tms = (np.arange(w)[None, :] - self.back) * TICK_MS + np.zeros(
                     (T, 1), dtype=np.int64
                 )
                 win = rangefuncs.Win(np.zeros(T, dtype=np.int64), self.range_ms, np.zeros(T), [])
-                v, ok = self.fn(x[e, r], p[e, r], tms, win)
-                out_v[e, r] = np.where(ok, v, 0.0)
-                out_p[e, r] = ok
-        vals = np.moveaxis(out_v, 1, 0).reshape(n, E * T)
-        return Vec(self.labels, vals, np.moveaxis(out_p, 1, 0).reshape(n, E * T))
+                v, ok = self.fn(x, p, tms, win)
+                out_v[r, e] = np.where(ok, v, 0.0)
+                out_p[r, e] = ok
+        return Vec(self.labels, out_v.reshape(n, E * T), out_p.reshape(n, E * T))
 
 
 def _unwrap(e):
@@ -211,18 +249,24 @@ class TwinEngine(Engine):
     def _build(self, e) -> Node:
         e = _unwrap(e)
         if isinstance(e, pp.VectorSelector):
-            return InstantSel(e, self)
-        if isinstance(e, pp.MatrixSelector | pp.SubqueryExpr):
+            node: Node = InstantSel(e, self)
+        elif isinstance(e, pp.MatrixSelector | pp.SubqueryExpr):
             raise PromQLError("unsupported in the twin: a range vector outside a range function")
-        if isinstance(e, pp.Call) and e.func.name in rangefuncs.RANGE_FUNCS:
-            return RangeCall(e, self)
-        return super()._build(e)
+        elif isinstance(e, pp.Call) and e.func.name in rangefuncs.RANGE_FUNCS:
+            node = RangeCall(e, self)
+        else:
+            return super()._build(e)
+        node.sub_key = repr(e)  # selections shared between rules that read the same series
+        return node
 
-    def run(self, plans: list, rings, ticks: np.ndarray, last: np.ndarray) -> list[Vec]:
-        """Evaluate ``plans`` at the ticks [E, T] of each episode (columns (e, t), e-major)."""
-        self.now.rings, self.now.ticks, self.now.last = rings, ticks, last
-        E, T = ticks.shape
-        times = (ticks.reshape(-1) * TICK_MS).astype(np.int64)
+    def run(self, plans: list, rings, clock: int, ago: np.ndarray, since: np.ndarray) -> list[Vec]:
+        """Evaluate ``plans`` at ``ago`` [T] ticks before the newest samples (batch clock
+        ``clock``) in each episode (columns (e, t), e-major). ``since`` [E, D * SR]: ticks since
+        each series row last had a pod's samples."""
+        E = since.shape[0]
+        self.now.rings, self.now.clock, self.now.ago, self.now.E = rings, clock, ago, E
+        self.now.since = since
+        times = np.tile((-ago * TICK_MS).astype(np.int64), E)
         ctx = Ctx(times, times, times)
         self.shared_results = {}
         try:
@@ -295,4 +339,5 @@ def static_outputs(eng: TwinEngine, plans: list) -> list[Vec]:
     the samples, so this gives each plan's rows."""
     rings = tuple(np.zeros((1, n, w)) for n, w in zip(eng.index.n_rows, DEPTH, strict=True))
     with np.errstate(all="ignore"):
-        return eng.run(plans, rings, np.array([[100]]), np.array([100]))
+        since = np.zeros((1, len(eng.index.row_srow[1]) and eng.index.p_restarts.size))
+        return eng.run(plans, rings, 100, np.zeros(1, dtype=np.int64), since)

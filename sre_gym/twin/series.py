@@ -82,6 +82,7 @@ class SeriesIndex:
     i_waiting: np.ndarray  # [D * SR, 3] the other waiting reasons
     i_oom: np.ndarray  # last terminated reason OOMKilled
     i_limit_mem: np.ndarray  # memory limit, bytes
+    row_srow: tuple[np.ndarray, np.ndarray, np.ndarray]  # per ring: each row's series row (-1)
 
 
 def row_pod(dep: str, r: int) -> str:
@@ -296,6 +297,15 @@ def series_index(lay: Layout) -> SeriesIndex:
                 )
             )
     arr = {k: np.array(v, dtype=np.int64) for k, v in cols.items()}
+    row_srow = tuple(np.full(n, -1, dtype=np.int64) for n in b.n)
+    srow = np.arange(lay.D * lay.SR)
+    for k in ("re", "cl", "pe", "th", "me"):
+        row_srow[POD][arr[k]] = srow
+    for k in ("rd", "wa"):
+        for j in range(arr[k].shape[1]):
+            row_srow[INST][arr[k][:, j]] = srow
+    for k in ("oo", "li"):
+        row_srow[INST][arr[k]] = srow
     return SeriesIndex(
         families=b.done(),
         n_rows=(b.n[0], b.n[1], b.n[2]),
@@ -322,4 +332,5 @@ def series_index(lay: Layout) -> SeriesIndex:
         i_waiting=arr["wa"],
         i_oom=arr["oo"],
         i_limit_mem=arr["li"],
+        row_srow=row_srow,
     )

@@ -239,6 +239,7 @@ class Changes(Record):
     diff: np.ndarray  # [E, D, L] bool it has a source diff
     rid: np.ndarray  # [E, D, L] int64 record id (names the commit in artifacts)
     cid: np.ndarray  # [E, D, L] int64 catalog change it delivered (-1: a patch or a revert)
+    undone: np.ndarray  # [E, D, L] bool reverted since (a second revert is an empty diff)
     prev: np.ndarray  # [E, D, L, KC] int32 the manifest's values of that change's env keys before
 
 
@@ -265,6 +266,11 @@ class Agent(Record):
     unneeded: np.ndarray  # [E] int64 interventions acting on no active fault
     out_of_scope: np.ndarray  # [E] int64 needed ones their incident does not justify
     score: np.ndarray  # [E, 2] float64 (marathon_score, net_score) as of the last step
+    # the scorer's counts, kept as alerts are held and seen (score.py)
+    n_held: np.ndarray  # [E, I] int64 alerts each incident holds
+    k_held: np.ndarray  # [E, F, I] int64 of those, attributable to each fault
+    seen: np.ndarray  # [E, A] bool counted among the alerts the agent could have seen
+    n_seen: np.ndarray  # [E, F] int64 attributable alerts seen, per fault
 
 
 @dataclass
@@ -275,6 +281,7 @@ class Episode(Record):
     t_ep: np.ndarray  # [E] float64 s episode start
     n_inv: np.ndarray  # [E] int64 invocations of the episode
     tick: np.ndarray  # [E] int64 next tick to simulate
+    clock: np.ndarray  # [E] int64 ticks the batch has simulated (equal in every row): ring columns
     noise: np.ndarray  # [E, T, 2n] float64 telemetry noise (SimCluster._noise)
     unif: np.ndarray  # [E, T, 3n+M] float64 rounding uniforms
     load_noise: np.ndarray  # [E, T]

@@ -3,7 +3,8 @@
 The same values from the same draws: Poisson-like count noise from the episode's pre-drawn normals,
 stochastic rounding with its pre-drawn uniforms, histogram buckets from the log-normal CDF, route
 counters, kube-state-metrics from the slots and cAdvisor's CPU and memory counters. Samples go
-into the rings of ``series.py`` at column ``tick % W`` (NaN is an absent series, as in the TSDB).
+into the rings of ``series.py`` at column ``clock % W`` (NaN is an absent series, as in the TSDB):
+every row of a batch writes the same column, so a rule window is the same slice in every row.
 Also here: the per-tick entry record and the probes' SLI window (``probes.Window.push``).
 
 Differs from the full simulator: nothing in the values (tests/twin/conformance/test_telemetry.py);
@@ -75,15 +76,16 @@ def record(
     er = np.arange(s.E)
     n, m = lay.n, lay.M
     dt = float(TICK_S)
-    noise = s.ep.noise[er, tick]  # [E, 2n]
-    unif = s.ep.unif[er, tick]  # [E, 3n + M]
-    col_l = (tick % WL)[:, None]
+    kk = np.minimum(tick, s.ep.noise.shape[1] - 1)
+    noise = s.ep.noise[er, kk]  # [E, 2n]
+    unif = s.ep.unif[er, kk]  # [E, 3n + M]
+    clock = int(s.ep.clock[0])
+    col_l = clock % WL
     long_ = tel.long
-    long_[er[:, None], np.arange(si.n_rows[0])[None, :], col_l] = np.nan
+    long_[:, :, col_l] = np.nan
 
     def put(rows: np.ndarray, values: np.ndarray) -> None:
-        rows = np.broadcast_to(rows.reshape(1, -1), (s.E, rows.size))
-        long_[er[:, None], rows, col_l] = values.reshape(s.E, -1)
+        long_[:, rows.reshape(-1), col_l] = values.reshape(s.E, -1)
 
     mean = out.served * dt
     cnt = np.maximum(mean + np.sqrt(mean) * noise[:, :n], 0.0)
@@ -146,19 +148,18 @@ def record(
         put(si.lag, np.floor(s.world.lag))
     # pods (alive, terminating included), by series row
     pod, inst = tel.pod, tel.inst
-    col_p, col_i = tick % WP, tick % WI
-    pod[er[:, None], np.arange(si.n_rows[1])[None, :], col_p[:, None]] = np.nan
-    inst[er[:, None], np.arange(si.n_rows[2])[None, :], col_i[:, None]] = np.nan
+    cp, ci = clock % WP, clock % WI
+    pod[:, :, cp] = np.nan
+    inst[:, :, ci] = np.nan
     e, d, c = np.nonzero(p.alive)
     row = d * lay.SR + p.srow[e, d, c]
     st_a = p.state[e, d, c]
-    cp, ci = col_p[e], col_i[e]
 
     def put_p(handle: np.ndarray, values: np.ndarray, sel=slice(None)) -> None:
-        pod[e[sel], handle[row[sel]], cp[sel]] = values
+        pod[e[sel], handle[row[sel]], cp] = values
 
     def put_i(handle: np.ndarray, values: np.ndarray, sel=slice(None)) -> None:
-        inst[e[sel], handle[row[sel]], ci[sel]] = values
+        inst[e[sel], handle[row[sel]], ci] = values
 
     ready = p.ready[e, d, c].astype(float)
     put_i(si.i_ready[:, 0], ready)
@@ -185,7 +186,7 @@ def record(
         put_p(si.p_periods, p.periods[e, d, c][run], run)
         put_p(si.p_throttled, p.throttled[e, d, c][run], run)
     tel.sr_last[e, d, p.srow[e, d, c]] = tick[e]
-    tel.entry[er, tick] = np.stack([out.entry_rps, out.entry_failed, out.entry_slow], axis=1)
+    tel.entry[er, kk] = np.stack([out.entry_rps, out.entry_failed, out.entry_slow], axis=1)
     return s
 
 

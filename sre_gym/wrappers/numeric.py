@@ -32,6 +32,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sre_gym.backends.base import OperationError, alert_entities
+from sre_gym.envs.numeric_layout import GLOBAL_FEATURES, QUERIES, SERVICE_FEATURES, WINDOW
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.observed import (
     call_workload,
@@ -42,46 +43,13 @@ from sre_gym.wrappers.observed import (
 )
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
-WINDOW = "2m"
-SERVICE_FEATURES = (
-    "rps",
-    "error_ratio",
-    "p95",
-    "ready",
-    "desired",
-    "restarts",
-    "waiting",
-    "revision_age",
-    "firing_alerts",
-    "firing_callees",
-    "cpu_throttle",
-    "egress_policies",
-    "flags_changed",
-    "open_incident",
-    "since_action",
-    "env_drift",
-)
-GLOBAL_FEATURES = ("progress", "firing_total", "open_incidents")
-_SPAN = 'span_kind="SPAN_KIND_SERVER"'
-QUERIES = {
-    "rps": f"sum by (service_name) (rate(traces_span_metrics_calls_total{{{_SPAN}}}[{WINDOW}]))",
-    "errors": (
-        "sum by (service_name) (rate(traces_span_metrics_calls_total"
-        f'{{{_SPAN},status_code="STATUS_CODE_ERROR"}}[{WINDOW}]))'
-    ),
-    "p95": (
-        "histogram_quantile(0.95, sum by (service_name, le) "
-        f"(rate(traces_span_metrics_duration_milliseconds_bucket{{{_SPAN}}}[{WINDOW}])))"
-    ),
-    "ready": "kube_deployment_status_replicas_available",
-    "desired": "kube_deployment_spec_replicas",
-    "restarts": "sum by (pod) (increase(kube_pod_container_status_restarts_total[5m]))",
-    "waiting": "sum by (pod) (kube_pod_container_status_waiting_reason)",
-    "throttle": (
-        f"sum by (pod) (rate(container_cpu_cfs_throttled_periods_total[{WINDOW}])) "
-        f"/ sum by (pod) (rate(container_cpu_cfs_periods_total[{WINDOW}]))"
-    ),
-}
+__all__ = [
+    "GLOBAL_FEATURES",
+    "QUERIES",
+    "SERVICE_FEATURES",
+    "WINDOW",
+    "NumericObservation",
+]
 
 
 def _ts(iso: str) -> float:

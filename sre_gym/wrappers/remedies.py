@@ -63,22 +63,12 @@ from gymnasium import spaces
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.catalogs.schema import parse_cpu
 from sre_gym.clock import MAX_REPLICAS, parse_time
+from sre_gym.envs.numeric_layout import MAX_CPU_CORES, REMEDIES
 from sre_gym.sim.topology import compile_topology
 from sre_gym.wrappers.observed import egress_policies, env_drift, flags_changed, stranded_pods
 from sre_gym.wrappers.tool_call_steps import marathon_of
 
-REMEDIES = (
-    "rollback",
-    "restart",
-    "scale_up",
-    "delete_pods",
-    "raise_cpu",
-    "delete_netpol",
-    "flag_off",
-    "restore_env",
-)
-# raise_cpu's bound, so that repeated raises stop: 4 cores, more than any pod of the catalogs asks for
-MAX_CPU_CORES = 4.0
+__all__ = ["MAX_CPU_CORES", "REMEDIES", "DiscreteRemedies", "call"]
 
 
 def call(tool: str, **args: Any) -> dict[str, Any]:

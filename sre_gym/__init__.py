@@ -1,6 +1,6 @@
 """sre_gym: Gymnasium environments for continuous, change-driven SRE operation.
 
-``import sre_gym`` registers ``SREMarathon-v0`` and ``IncidentArena-v0``; it imports nothing heavy (no ray, kubernetes,
+``import sre_gym`` registers ``SREMarathon-v0``, ``SREMarathonTwin-v0`` and ``IncidentArena-v0``; it imports nothing heavy (no ray, kubernetes,
 matplotlib or pandas), and the simulator loads only when an env is made.
 """
 
@@ -14,6 +14,17 @@ if "SREMarathon-v0" not in gym.registry:
     gym.register(
         id="SREMarathon-v0",
         entry_point="sre_gym.envs.marathon:SREMarathonEnv",
+        nondeterministic=False,
+        kwargs={"app": "online-boutique"},
+    )
+
+# the twin: a batched array engine of the same world for training (sre_gym/twin; docs/twin.md);
+# registered by entry-point strings only, so importing sre_gym never imports it
+if "SREMarathonTwin-v0" not in gym.registry:
+    gym.register(
+        id="SREMarathonTwin-v0",
+        entry_point="sre_gym.twin.single:TwinEnv",
+        vector_entry_point="sre_gym.twin.vector_env:TwinVectorEnv",
         nondeterministic=False,
         kwargs={"app": "online-boutique"},
     )

@@ -151,6 +151,8 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         replicas=i(D),
         generation=i(D, v=1),
         dirty=b(D, v=True),
+        pend=b(D),
+        pend_t=f(D),
         n_rev=i(D, v=1),
         rv_num=i(D, z.R),
         rv_created=f(D, z.R),
@@ -352,9 +354,10 @@ def _start(prm: TwinParams, z: Sizes) -> TwinState:
     dp.rv_port[0, :, 0] = lay.dep_probe_port
     dp.git_env[0] = tab.env.init
     t0 = float(EPOCH - INITIAL_AGE_S)
-    rows = np.zeros(1, dtype=np.int64)
-    for d in range(lay.D):  # SimCluster.__init__: reconcile each deployment in order
-        controller.reconcile(prm, s, rows, np.array([d]), np.array([t0]))
+    # SimCluster.__init__: each deployment reconciled in order (one pass keeps that order)
+    controller.reconcile(
+        prm, s, np.zeros(lay.D, dtype=np.int64), np.arange(lay.D), np.full(lay.D, t0)
+    )
     return s
 
 

@@ -136,6 +136,7 @@ def run(prm: TwinParams, s: TwinState, calls: Calls, before: np.ndarray, t0: np.
                 calls.iid[r, jj[sel]],
                 t[sel],
             )
+        controller.reconcile_pending(prm, s)  # each call's rollout before the next call
 
 
 # ------------------------------------------------------------------ reports
@@ -281,7 +282,7 @@ def _delete_pod(prm, s, rows, a, b, c, x, iid, t) -> None:
         kill[0, b[i]] = True
         r, d, tt = rows[i : i + 1], a[i : i + 1], t[i : i + 1]
         controller.delete_pods(prm, s, r, d, kill, tt)
-        controller.reconcile(prm, s, r, d, tt)
+        controller.request(s, r, d, tt)
     _record(prm, s, rows, a, K.code(K.POD, a * C + b, c), iid, t)
 
 

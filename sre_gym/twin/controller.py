@@ -7,6 +7,10 @@ pods) and the revision operations of ``sim/interventions.py`` (``_new_revision``
 an equal earlier template, ``rollback``, ``scale``). Every function works on ``(rows, d)`` pairs,
 one deployment per row, vectorised over the rows.
 
+A change's controller pass (a new revision, a scale) is requested and run right after the wave of
+events or calls that made it, batched over the episodes (``request``/``reconcile_pending``),
+which is the order of the full simulator's immediate passes.
+
 Differs from the full simulator: a revision history keeps the last ``R`` revisions (the full
 simulator keeps them all); a pod that finds no free slot in its deployment's block is not created
 this tick (counted in ``Episode.overflow``; the deployment stays dirty and retries); a slot is
@@ -214,51 +218,84 @@ def _ranked(keys: list[np.ndarray]) -> np.ndarray:
 
 
 def reconcile(prm: TwinParams, s: TwinState, rows, d, t) -> None:
-    """One controller pass over deployment ``d[i]`` of row ``rows[i]`` (rows distinct) at ``t``
-    (``controller.reconcile``)."""
-    rows = np.asarray(rows)
+    """One controller pass over each (row, deployment) pair at ``t`` (``controller.reconcile``):
+    delete surplus pods of the current revision (unready, then newest, first), create new ones up
+    to the surge, delete unready old pods, then old ready ones as availability allows.
+
+    Every pair's decisions read only its own deployment's pods, so they are made for all pairs at
+    once; a row's pairs then act in deployment order, one at a time (its deletions, then its
+    creations, whose placement reads what the row's earlier pairs did), as the full simulator's
+    loop over deployments does."""
+    rows = np.asarray(rows, dtype=np.int64)
     if not len(rows):
         return
-    d = np.asarray(d)
+    d = np.asarray(d, dtype=np.int64)
     t = np.broadcast_to(np.asarray(t, dtype=float), rows.shape).copy()
+    order = np.lexsort((d, rows))
+    rows, d, t = rows[order], d[order], t[order]
+    start = np.r_[0, np.nonzero(rows[1:] != rows[:-1])[0] + 1]
+    k = np.arange(len(rows)) - np.repeat(start, np.diff(np.r_[start, len(rows)]))
     p, dp = s.pods, s.deps
     cur = dp.rv_num[rows, d, current(s, rows, d)]
     live = p.alive[rows, d] & (p.state[rows, d] != TERMINATING)
     new = live & (p.rev[rows, d] == cur[:, None])
     old = live & ~new
+    ready = p.ready[rows, d]
     desired = dp.replicas[rows, d]
     surge = np.ceil(0.25 * desired).astype(np.int64)
     unav = np.floor(0.25 * desired).astype(np.int64)
     unav = np.where((desired > 0) & (surge == 0) & (unav == 0), 1, unav)
-    seq = p.seq[rows, d]
+    seq, created = p.seq[rows, d], p.created[rows, d]
     extra = new.sum(axis=1) - desired
+    kill_extra = np.zeros(new.shape, dtype=bool)
     if (extra > 0).any():
         # unready first, then the newest (the full simulator sorts its rows, creation order)
-        rank = _ranked([seq, -p.created[rows, d], p.ready[rows, d], ~new])
-        kill = new & (rank < extra[:, None])
-        delete_pods(prm, s, rows, d, kill, t)
-        new &= ~kill
+        rank = _ranked([seq, -created, ready, ~new])
+        kill_extra = new & (rank < extra[:, None])
+    new &= ~kill_extra
     n_new, n_old = new.sum(axis=1), old.sum(axis=1)
     create = np.maximum(np.minimum(desired - n_new, desired + surge - (n_new + n_old)), 0)
-    for j in range(int(create.max(initial=0))):
-        sub = np.nonzero(create > j)[0]
-        c = create_pods(prm, s, rows[sub], d[sub], t[sub])
-        ok = c >= 0
-        new[sub[ok], c[ok]] = True
-    ready = p.ready[rows, d]
-    delete_pods(prm, s, rows, d, old & ~ready, t)
-    old &= ready
-    if old.any():
-        n_new = new.sum(axis=1)
-        can = n_new + old.sum(axis=1) - (desired - unav) - (new & ~ready).sum(axis=1)
-        can = np.where(desired == 0, old.sum(axis=1), can)
-        rank = _ranked([seq, p.created[rows, d], ~old])
-        kill = old & (rank < np.maximum(can, 0)[:, None])
-        delete_pods(prm, s, rows, d, kill, t)
-        old &= ~kill
-    ready = p.ready[rows, d]
-    done = (new.sum(axis=1) == desired) & ~old.any(axis=1) & ~(new & ~ready).any(axis=1)
-    dp.dirty[rows, d] = ~done
+    made = np.zeros(len(rows), dtype=np.int64)
+    for kk in range(int(k.max()) + 1):  # a row's pairs in deployment order
+        on = np.nonzero(k == kk)[0]
+        delete_pods(prm, s, rows[on], d[on], kill_extra[on], t[on])
+        for j in range(int(create[on].max(initial=0))):
+            sub = on[create[on] > j]
+            c = create_pods(prm, s, rows[sub], d[sub], t[sub])
+            ok = c >= 0
+            new[sub[ok], c[ok]] = True
+            made[sub[ok]] += 1
+        delete_pods(prm, s, rows[on], d[on], old[on] & ~ready[on], t[on])
+        # old ready pods go as far as availability allows (the new pods are not ready yet)
+        old_ready = old[on] & ready[on]
+        nn = new[on].sum(axis=1)
+        unready_new = (new[on] & ~p.ready[rows[on], d[on]]).sum(axis=1)
+        can = nn + old_ready.sum(axis=1) - (desired[on] - unav[on]) - unready_new
+        can = np.where(desired[on] == 0, old_ready.sum(axis=1), can)
+        rank = _ranked([seq[on], created[on], ~old_ready])
+        kill_old = old_ready & (rank < np.maximum(can, 0)[:, None])
+        delete_pods(prm, s, rows[on], d[on], kill_old, t[on])
+        left_old = (old_ready & ~kill_old).any(axis=1)
+        done = (nn == desired[on]) & ~left_old & (unready_new == 0)
+        dp.dirty[rows[on], d[on]] = ~done
+
+
+def request(s: TwinState, rows, d, t) -> None:
+    """A change asks for a controller pass (``_new_revision``/``scale`` reconcile at once in the
+    full simulator); it runs at the next ``reconcile_pending``, with its new pods created at
+    ``t``."""
+    rows, d = np.asarray(rows), np.asarray(d)
+    s.deps.pend[rows, d] = True
+    s.deps.pend_t[rows, d] = np.broadcast_to(np.asarray(t, dtype=float), rows.shape)
+    s.deps.dirty[rows, d] = True
+
+
+def reconcile_pending(prm: TwinParams, s: TwinState) -> None:
+    """The passes changes asked for since the last one (one batched pass)."""
+    rows, d = np.nonzero(s.deps.pend)
+    if len(rows):
+        s.deps.pend[rows, d] = False
+        reconcile(prm, s, rows, d, s.deps.pend_t[rows, d])
 
 
 def idle(prm: TwinParams, s: TwinState, rows, d) -> tuple[np.ndarray, np.ndarray]:
@@ -289,19 +326,14 @@ def idle(prm: TwinParams, s: TwinState, rows, d) -> tuple[np.ndarray, np.ndarray
 def reconcile_dirty(prm: TwinParams, s: TwinState, t: np.ndarray) -> None:
     """The controller's pass of a tick: every dirty deployment, in order (``SimCluster._step``).
     Deployments a pass would not change (a rollout waiting for its new pods to be ready) are
-    settled at once; the rest are reconciled one deployment at a time, as their new pods'
-    placement reads what the earlier ones did."""
-    dirty = s.deps.dirty
-    rows, d = np.nonzero(dirty)
+    settled at once; the others are reconciled in one batched pass."""
+    rows, d = np.nonzero(s.deps.dirty)
     if not len(rows):
         return
     quiet, done = idle(prm, s, rows, d)
     s.deps.dirty[rows[quiet], d[quiet]] = ~done[quiet]
     act = ~quiet
-    rows, d = rows[act], d[act]
-    for dd in np.unique(d):
-        r = rows[d == dd]
-        reconcile(prm, s, r, np.full(len(r), dd), t[r])
+    reconcile(prm, s, rows[act], d[act], t[rows[act]])
 
 
 # ------------------------------------------------------------------ revisions
@@ -372,8 +404,7 @@ def new_revision(prm: TwinParams, s: TwinState, rows, d, tpl: dict, t) -> np.nda
         number = np.where(live, dp.rv_num[r, dd], 0).max(axis=1) + 1
         _append(s, r, dd, number, tp, tt, earlier)
         dp.generation[r, dd] += 1
-        dp.dirty[r, dd] = True
-        reconcile(prm, s, r, dd, tt)
+        request(s, r, dd, tt)
     return dp.rv_num[rows, d, current(s, rows, d)]
 
 
@@ -396,17 +427,20 @@ def rollback(prm: TwinParams, s: TwinState, rows, d, to, t) -> np.ndarray:
         number = np.where(live[ok], dp.rv_num[rows, d], 0).max(axis=1) + 1
         _append(s, rows, d, number, tpl, t, target)
         dp.generation[rows, d] += 1
-        dp.dirty[rows, d] = True
-        reconcile(prm, s, rows, d, t)
+        request(s, rows, d, t)
     return ok
 
 
-def scale(prm: TwinParams, s: TwinState, rows, d, replicas, t) -> None:
-    """Set the desired replicas and reconcile (``Interventions.scale``)."""
+def scale(prm: TwinParams, s: TwinState, rows, d, replicas, t, now: bool = False) -> None:
+    """Set the desired replicas and reconcile (``Interventions.scale``): at once with ``now``
+    (the autoscaler, after a tick's traffic), else at the next pending pass."""
     rows, d = np.asarray(rows), np.asarray(d)
     if not len(rows):
         return
     s.deps.replicas[rows, d] = replicas
     s.deps.generation[rows, d] += 1
-    s.deps.dirty[rows, d] = True
-    reconcile(prm, s, rows, d, t)
+    if now:
+        s.deps.dirty[rows, d] = True
+        reconcile(prm, s, rows, d, t)
+    else:
+        request(s, rows, d, t)

@@ -48,6 +48,7 @@ def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut
     """Simulate each episode's next tick (``SimCluster._step`` and the injector's hook)."""
     k = s.ep.tick.copy()
     t = time_of(k)
+    controller.reconcile_pending(prm, s)  # (the agent's calls since the last tick)
     events.run_due(prm, s, k, t)
     pods.lifecycle(prm, s, t)
     controller.reconcile_dirty(prm, s, t)

@@ -8,6 +8,10 @@ benign noise and its open-world anomalies: the twin runs these four groups in tu
 group the k-th due event of every row together, by kind. A tick with events costs a few
 vectorised handler calls, not a call per episode.
 
+The controller passes that new revisions and scales ask for (``controller.request``) run after
+each such wave, batched over the episodes, before any later event of the tick: the order the full
+simulator's immediate passes have.
+
 Differs from the full simulator: nothing in the order or the effects of the events
 (``sim/faults/noise.py:Noise``, ``orchestrator/open_world.py:OpenWorld`` and the injector are
 ported here and in ``faults.py``/``deploys.py``).
@@ -18,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from sre_gym.sim.pods import TERMINATING
-from sre_gym.twin import deploys, faults
+from sre_gym.twin import controller, deploys, faults
 from sre_gym.twin.episode import (
     EV_DEPLOY,
     EV_INJECT,
@@ -54,6 +58,8 @@ def run_due(prm: TwinParams, s: TwinState, tick: np.ndarray, t: np.ndarray, only
             if not due.any():
                 break
             _run(prm, s, rows_all[due], t)
+            # the new revisions and scales of these events roll out before the next events
+            controller.reconcile_pending(prm, s)
 
 
 def _run(prm: TwinParams, s: TwinState, rows: np.ndarray, t: np.ndarray) -> None:

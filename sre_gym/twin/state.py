@@ -94,6 +94,8 @@ class Deps(Record):
     replicas: np.ndarray  # int64 desired replicas
     generation: np.ndarray  # int64
     dirty: np.ndarray  # bool: the controller has work to do
+    pend: np.ndarray  # bool: a change asked for a controller pass, run before the next pod update
+    pend_t: np.ndarray  # float64 s the change happened (its new pods' creation time)
     n_rev: np.ndarray  # int64 revisions held (<= R)
     rv_num: np.ndarray  # [E, D, R] int64 revision number
     rv_created: np.ndarray  # [E, D, R] float64 s

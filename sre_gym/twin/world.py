@@ -120,7 +120,7 @@ def hpa_sync(prm: TwinParams, s: TwinState, t: np.ndarray, out: TickOut) -> None
         go = act & (new != cur)
         if go.any():
             rows = np.nonzero(go)[0]
-            controller.scale(prm, s, rows, np.full(len(rows), d), new[rows], t[rows])
+            controller.scale(prm, s, rows, np.full(len(rows), d), new[rows], t[rows], now=True)
 
 
 def queues_step(prm: TwinParams, s: TwinState, out: TickOut) -> None:

@@ -32,12 +32,16 @@ def conditions(prm: TwinParams, s: TwinState, ago: np.ndarray) -> np.ndarray:
     since = ((s.ep.tick - 1)[:, None] - tel.sr_last.reshape(E, -1)).astype(np.int64)
     vecs = iter(cp.engine.run(live, rings, int(s.ep.clock[0]) - 1, np.asarray(ago), since))
     out = []
-    for plan, rows in zip(cp.plans, cp.rows, strict=True):
+    for i, plan in enumerate(cp.plans):
         if plan is None:
             continue
         v = next(vecs)
-        pres = v.present.reshape(len(v.labels), E, T)[rows]  # [cols, E, T]
-        out.append(pres)
+        rows = cp.rows(i, v.labels)
+        if not len(v.labels):
+            out.append(np.zeros((len(rows), E, T), dtype=bool))
+            continue
+        pres = v.present.reshape(len(v.labels), E, T)[np.maximum(rows, 0)]  # [cols, E, T]
+        out.append(pres & (rows >= 0)[:, None, None])
     cond = np.concatenate(out, axis=0) if out else np.zeros((0, E, T), dtype=bool)
     return np.moveaxis(cond, 0, 2)
 

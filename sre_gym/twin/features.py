@@ -26,7 +26,7 @@ from sre_gym.envs.numeric_layout import (
     SERVICE_FEATURES,
 )
 from sre_gym.sim.pods import TERMINATING
-from sre_gym.twin.rules import TwinEngine, static_outputs
+from sre_gym.twin.rules import TwinEngine
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
 
@@ -38,28 +38,42 @@ _TENTHS = np.array([sum([0.1] * k, 0.0) for k in range(512)])
 
 @functools.cache
 def _queries(lay):
-    """The feature queries compiled for ``lay``, and per query the service of each output row."""
+    """The feature queries compiled for ``lay``, and which services call which."""
     eng = TwinEngine(lay)
     plans = [eng.compile(QUERIES[k]) for k in NAMES]
-    outs = static_outputs(eng, plans)
     idx = lay.topo.index
-    owner = []
-    for k, v in zip(NAMES, outs, strict=True):
-        label = {"rps": "service_name", "errors": "service_name", "p95": "service_name"}.get(
-            k, "deployment" if k in ("ready", "desired") else "pod"
-        )
-        svc = []
-        for ls in v.labels:
-            name = dict(ls).get(label, "")
-            if label == "pod":
-                name = name.rsplit("-", 2)[0] if name.count("-") >= 2 else name
-            svc.append(idx.get(name, -1))
-        owner.append(np.array(svc, dtype=np.int64))
     callees = np.zeros((lay.n, lay.n), dtype=bool)
     for e in lay.topo.app.edges:
         if e.caller in idx and e.callee in idx:
             callees[idx[e.caller], idx[e.callee]] = True
-    return eng, plans, owner, callees
+    return eng, plans, callees
+
+
+_OWNER: dict[tuple[object, str, int], tuple[tuple, np.ndarray]] = {}
+
+
+def _owner(lay, k: str, labels: tuple) -> np.ndarray:
+    """The service of each output row of query ``k`` (-1: none), cached on the labels object
+    (the engine returns the same one while the series rows in use stay the same)."""
+    key = (lay, k, id(labels))
+    hit = _OWNER.get(key)
+    if hit is not None and hit[0] is labels:
+        return hit[1]
+    idx = lay.topo.index
+    label = {"rps": "service_name", "errors": "service_name", "p95": "service_name"}.get(
+        k, "deployment" if k in ("ready", "desired") else "pod"
+    )
+    svc = []
+    for ls in labels:
+        name = dict(ls).get(label, "")
+        if label == "pod":
+            name = name.rsplit("-", 2)[0] if name.count("-") >= 2 else name
+        svc.append(idx.get(name, -1))
+    own = np.array(svc, dtype=np.int64)
+    if len(_OWNER) > 1024:
+        _OWNER.clear()
+    _OWNER[key] = (labels, own)
+    return own
 
 
 def n_obs(prm: TwinParams) -> int:
@@ -147,14 +161,15 @@ def observe(prm: TwinParams, s: TwinState) -> np.ndarray:
     """[E, obs] float32: ``NumericObservation.features`` as of each episode's invocation start."""
     lay = prm.layout
     n = lay.n
-    eng, plans, owner, callees = _queries(lay)
+    eng, plans, callees = _queries(lay)
     tel = s.tel
     since = ((s.ep.tick - 1)[:, None] - tel.sr_last.reshape(s.E, -1)).astype(np.int64)
     vecs = eng.run(
         plans, (tel.long, tel.pod, tel.inst), int(s.ep.clock[0]) - 1, np.zeros(1, np.int64), since
     )
     per = {}
-    for k, v, own in zip(NAMES, vecs, owner, strict=True):
+    for k, v in zip(NAMES, vecs, strict=True):
+        own = _owner(lay, k, v.labels)
         val = np.where(v.present & np.isfinite(v.values), v.values, 0.0)  # [rows, E]
         out = np.zeros((s.E, n))
         ok = own >= 0

@@ -29,10 +29,10 @@ import promql_parser as pp
 
 from sre_gym.backends.base import alert_entities
 from sre_gym.catalogs import catalog_dir
-from sre_gym.telemetry.promql import Engine, PromQLError, rangefuncs
+from sre_gym.telemetry.promql import Engine, PromQLError, rangefuncs, spanfuncs
 from sre_gym.telemetry.promql.grouping import Dedup
 from sre_gym.telemetry.promql.nodes import Node, shared, td_ms
-from sre_gym.telemetry.promql.types import Ctx, Vec, drop_name
+from sre_gym.telemetry.promql.types import Ctx, RangeIn, Vec, drop_name
 from sre_gym.telemetry.rules import AlertRule, load_rules
 from sre_gym.telemetry.tsdb import TSDB
 from sre_gym.twin.layout import Layout
@@ -69,6 +69,7 @@ class _Now:
     ago: np.ndarray = np.zeros(0, dtype=np.int64)  # [T]
     E: int = 0
     since: np.ndarray = np.zeros((0, 0), dtype=np.int64)  # [E, D * SR] ticks since a pod's sample
+    k_rows: int = 0  # series rows per deployment read (the first k_rows; the rest are unused)
 
     def srow_recent(self, span: int) -> np.ndarray:
         """[E, D * SR] bool: the series row had a pod's samples in the last ``span`` ticks."""
@@ -97,21 +98,31 @@ class _Sel:
                     rings.append(g)
                     rows.append(r)
                     labels.append(ls)
-        ring_of = np.array(rings, dtype=np.int64)
-        row_of = np.array(rows, dtype=np.int64)
-        # (ring, its rows, their positions in the selection, their series rows) per ring read
-        self.parts = tuple(
-            (
-                g,
-                row_of[ring_of == g],
-                np.nonzero(ring_of == g)[0],
-                eng.index.row_srow[g][row_of[ring_of == g]],
-            )
-            for g in sorted(set(rings))
+        self.ring_of = np.array(rings, dtype=np.int64)
+        self.row_of = np.array(rows, dtype=np.int64)
+        self.srow = np.array(
+            [eng.index.row_srow[g][r] for g, r in zip(rings, rows, strict=True)], dtype=np.int64
         )
-        self.rows = row_of
-        self.labels = tuple(labels)
+        self.all_labels = tuple(labels)
         self.offset = td_ms(vs.offset) // TICK_MS
+        self.sr = eng.sr
+        self._subsets: dict[int, tuple] = {}
+
+    def subset(self, k: int):
+        """The selection restricted to the first ``k`` series rows of each deployment (pod
+        series; other series always): (labels, parts), parts being (ring, rows, positions,
+        series rows) per ring read."""
+        hit = self._subsets.get(k)
+        if hit is None:
+            keep = (self.srow < 0) | (self.srow % max(self.sr, 1) < k)
+            idx = np.nonzero(keep)[0]
+            rings, rows, srow = self.ring_of[idx], self.row_of[idx], self.srow[idx]
+            parts = tuple(
+                (g, rows[rings == g], np.nonzero(rings == g)[0], srow[rings == g])
+                for g in sorted(set(rings.tolist()))
+            )
+            hit = self._subsets[k] = (tuple(self.all_labels[i] for i in idx), parts)
+        return hit
 
 
 def _match(value: str, op: str, want: str) -> bool:
@@ -138,35 +149,35 @@ def _windows(now: _Now, back: int, offset: int, W: int) -> tuple[np.ndarray, np.
     return (lo + np.arange(span)) % W, (now.ago.max() - now.ago).astype(np.intp)
 
 
-def _gather(now: _Now, sel: _Sel, back: int, live_only: bool = False):
-    """Samples at the ``back + 1`` ticks ending ``offset`` before each evaluation time.
+def _spans(now: _Now, parts, back: int, offset: int, live_only: bool = False):
+    """The samples spanning every window of ``back + 1`` ticks ending ``offset`` before each
+    evaluation time.
 
     Every row of the batch writes the same ring column each tick (telemetry.py), so one span of
     columns covers every window of every episode; a sample a fresh episode never wrote is NaN.
-    Returns ``(e, r, x)``: x [P, T, back + 1] for the (episode, series) pairs (e, r) read: every
-    pair, or with ``live_only`` only the pod series whose series row had a pod in the span."""
-    T = len(now.ago)
-    w = back + 1
-    es, rs, xs = [], [], []
-    for g, rows, pos, srow in sel.parts:
-        cols, starts = _windows(now, back, sel.offset, DEPTH[g])
+    Returns ``(e, r, span, starts)``: span [P, S] for the (episode, series) pairs (e, r) read
+    (every pair, or with ``live_only`` only pod series whose series row had a pod in the span)
+    and where each evaluation's window starts in it."""
+    es, rs, spans = [], [], []
+    starts = None
+    for g, rows, pos, srow in parts:
+        cols, starts = _windows(now, back, offset, DEPTH[g])
         ring = now.rings[g]
         if live_only and srow[0] >= 0:
-            recent = now.srow_recent(len(cols) + sel.offset)  # [E, D * SR]
+            recent = now.srow_recent(len(cols) + offset)  # [E, D * SR]
             e, j = np.nonzero(recent[:, srow])
-            span = ring[e[:, None], rows[j][:, None], cols[None, :]]  # [P, span]
+            span = ring[e[:, None], rows[j][:, None], cols[None, :]]  # [P, S]
             r = pos[j]
         else:
             e = np.repeat(np.arange(now.E), len(rows))
             r = np.tile(pos, now.E)
             span = ring[:, rows[:, None], cols[None, :]].reshape(-1, len(cols))
-        win = np.lib.stride_tricks.sliding_window_view(span, w, axis=1)[:, starts]
         es.append(e)
         rs.append(r)
-        xs.append(win)
-    if len(xs) == 1:
-        return es[0], rs[0], xs[0]
-    return np.concatenate(es), np.concatenate(rs), np.concatenate(xs).reshape(-1, T, w)
+        spans.append(span)
+    if len(spans) == 1:
+        return es[0], rs[0], spans[0], starts
+    return np.concatenate(es), np.concatenate(rs), np.concatenate(spans), starts
 
 
 class InstantSel(Node):
@@ -177,16 +188,17 @@ class InstantSel(Node):
 
     @shared
     def eval(self, eng: TwinEngine, ctx: Ctx) -> Vec:
-        sel = self.sel
-        E, T = eng.now.E, len(eng.now.ago)
-        n = len(sel.rows)
-        if not n:
-            return Vec(sel.labels, np.zeros((0, E * T)), np.zeros((0, E * T), dtype=bool))
-        e, r, x = _gather(eng.now, sel, 0)
+        now = eng.now
+        labels, parts = self.sel.subset(now.k_rows)
+        E, T = now.E, len(now.ago)
+        n = len(labels)
         vals = np.full((n, E, T), np.nan)
-        vals[r, e] = x[..., 0]
+        for g, rows, pos, _ in parts:
+            cols = (now.clock - now.ago - self.sel.offset) % DEPTH[g]
+            x = now.rings[g][:, rows[:, None], cols[None, :]]  # [E, n_g, T]
+            vals[pos] = np.moveaxis(x, 1, 0)
         vals = vals.reshape(n, E * T)
-        return Vec(sel.labels, vals, ~np.isnan(vals))
+        return Vec(labels, vals, ~np.isnan(vals))
 
 
 class RangeCall(Node):
@@ -204,32 +216,53 @@ class RangeCall(Node):
             raise PromQLError("unsupported in the twin: a range that is not a whole tick count")
         self.back = self.range_ms // TICK_MS
         self.fn = rangefuncs.RANGE_FUNCS[self.name]
-        keep = self.name == "last_over_time"
-        dd = Dedup(self.sel.labels if keep else tuple(drop_name(ls) for ls in self.sel.labels))
-        if dd.needed:
-            raise PromQLError("unsupported in the twin: series that merge once named")
-        self.labels = dd.labels
+        self.span_fn = spanfuncs.SPAN_FUNCS.get(self.name)
+        self.keep = self.name == "last_over_time"
+        self._labels: dict[int, tuple] = {}
+
+    def labels(self, k: int) -> tuple:
+        """Output labels for the first ``k`` series rows (the selection's, ``__name__`` dropped)."""
+        hit = self._labels.get(k)
+        if hit is None:
+            sl = self.sel.subset(k)[0]
+            dd = Dedup(sl if self.keep else tuple(drop_name(ls) for ls in sl))
+            if dd.needed:
+                raise PromQLError("unsupported in the twin: series that merge once named")
+            hit = self._labels[k] = dd.labels
+        return hit
 
     @shared
     def eval(self, eng: TwinEngine, ctx: Ctx) -> Vec:
-        sel = self.sel
-        E, T = eng.now.E, len(eng.now.ago)
-        n = len(sel.rows)
+        now = eng.now
+        labels = self.labels(now.k_rows)
+        parts = self.sel.subset(now.k_rows)[1]
+        E, T = now.E, len(now.ago)
+        n = len(labels)
         out_v = np.zeros((n, E, T))
         out_p = np.zeros((n, E, T), dtype=bool)
         if n:
-            e, r, x = _gather(eng.now, sel, self.back, live_only=True)
+            e, r, span, starts = _spans(now, parts, self.back, self.sel.offset, live_only=True)
             if len(e):
-                p = ~np.isnan(x)
-                w = self.back + 1
-                tms = (np.arange(w)[None, :] - self.back) * TICK_MS + np.zeros(
-                    (T, 1), dtype=np.int64
-                )
-                win = rangefuncs.Win(np.zeros(T, dtype=np.int64), self.range_ms, np.zeros(T), [])
-                v, ok = self.fn(x, p, tms, win)
+                v, ok = self._kernel(span, starts, T)
                 out_v[r, e] = np.where(ok, v, 0.0)
                 out_p[r, e] = ok
-        return Vec(self.labels, out_v.reshape(n, E * T), out_p.reshape(n, E * T))
+        return Vec(labels, out_v.reshape(n, E * T), out_p.reshape(n, E * T))
+
+    def _kernel(self, span: np.ndarray, starts: np.ndarray, T: int):
+        """The engine's kernel on the windows within ``span`` [P, S] (times relative to it): its
+        span kernel (``promql/spanfuncs.py``, what the engine runs for ``rate`` and kin), else
+        the per-window one (``promql/rangefuncs.py``)."""
+        w = self.back + 1
+        ref = ((starts + self.back) * TICK_MS).astype(np.int64)
+        win = rangefuncs.Win(ref, self.range_ms, ref, [])
+        if self.span_fn is not None:
+            rv = RangeIn(
+                (None,) * len(span), span, None, None, 0, TICK_MS, ref, self.range_ms, ref, self
+            )
+            return self.span_fn(spanfuncs.Span(rv, ref), win)
+        x = np.lib.stride_tricks.sliding_window_view(span, w, axis=1)[:, starts]
+        tms = (starts[:, None] + np.arange(w)[None, :]) * TICK_MS
+        return self.fn(x, ~np.isnan(x), tms, win)
 
 
 def _unwrap(e):
@@ -245,6 +278,10 @@ class TwinEngine(Engine):
         super().__init__(TSDB(t0=0, tick_s=15, capacity=1))
         self.index = series_index(lay)
         self.now = _Now()
+        self.sr = lay.SR
+        # series rows read per deployment: only grows, so that label sets (and the operators'
+        # caches keyed on them) change at most a few times; rows past it hold no samples
+        self.k_rows = min(8, lay.SR)
 
     def _build(self, e) -> Node:
         e = _unwrap(e)
@@ -266,6 +303,13 @@ class TwinEngine(Engine):
         E = since.shape[0]
         self.now.rings, self.now.clock, self.now.ago, self.now.E = rings, clock, ago, E
         self.now.since = since
+        span = int(ago.max()) + 2 * 20 + 2  # the deepest pod-series window, and margin
+        used = (since < span).reshape(E, -1, self.sr).any(axis=(0, 1))
+        if used.any():
+            need = int(np.nonzero(used)[0].max()) + 1
+            while self.k_rows < need:
+                self.k_rows = min(self.sr, self.k_rows * 2)
+        self.now.k_rows = self.k_rows
         times = np.tile((-ago * TICK_MS).astype(np.int64), E)
         ctx = Ctx(times, times, times)
         self.shared_results = {}
@@ -282,12 +326,35 @@ class Compiled:
     engine: TwinEngine
     rules: tuple[AlertRule, ...]
     plans: tuple  # per rule (None: its selectors pick nothing here)
-    rows: tuple[np.ndarray, ...]  # per rule: output row of each of its columns, in column order
+    keys: tuple[tuple, ...]  # per rule: the output labels of each of its columns, column order
     col_rule: np.ndarray  # [COLS] rule of each column
     col_for: np.ndarray  # [COLS] its ``for`` in seconds
     col_labels: tuple[dict[str, str], ...]  # [COLS] alert labels
     col_ent: np.ndarray  # [COLS, 2] entities it names (-1 pad)
     col_sev: tuple[str, ...]
+
+    def rows(self, i: int, labels: tuple) -> np.ndarray:
+        """Where each column of rule ``i`` is among ``labels`` (an evaluation's output labels,
+        which read only the series rows in use: -1 for a column not among them)."""
+        return _positions(self.keys[i], labels)
+
+
+_POS: dict[tuple[int, int], tuple[tuple, tuple, np.ndarray]] = {}
+
+
+def _positions(want: tuple, labels: tuple) -> np.ndarray:
+    """The index of each of ``want`` in ``labels`` (-1: absent), cached on the two objects (the
+    operators' label sets are cached, so an evaluation returns the same objects again)."""
+    key = (id(want), id(labels))
+    hit = _POS.get(key)
+    if hit is not None and hit[0] is want and hit[1] is labels:
+        return hit[2]
+    at = {ls: j for j, ls in enumerate(labels)}
+    pos = np.array([at.get(ls, -1) for ls in want], dtype=np.int64)
+    if len(_POS) > 4096:
+        _POS.clear()
+    _POS[key] = (want, labels, pos)
+    return pos
 
 
 @functools.cache
@@ -304,7 +371,7 @@ def compile_pack(lay: Layout) -> Compiled:
             raise PromQLError(f"rule {r.name}: evaluation interval {r.interval_s} (the twin: 30 s)")
         compiled.append(eng.compile(r.expr))
     out_labels = [v.labels for v in static_outputs(eng, compiled)]
-    plans, rows_of, col_rule, col_for, col_labels, col_ent, col_sev = [], [], [], [], [], [], []
+    plans, keys, col_rule, col_for, col_labels, col_ent, col_sev = [], [], [], [], [], [], []
     for i, r in enumerate(rules):
         plan, labels = compiled[i], out_labels[i]
         keyed = []
@@ -313,7 +380,7 @@ def compile_pack(lay: Layout) -> Compiled:
             keyed.append((tuple(sorted(al.items())), j, al))
         keyed.sort()
         plans.append(plan if keyed else None)
-        rows_of.append(np.array([j for _, j, _ in keyed], dtype=np.int64))
+        keys.append(tuple(labels[j] for _, j, _ in keyed))
         for _, _, al in keyed:
             col_rule.append(i)
             col_for.append(r.for_s)
@@ -325,7 +392,7 @@ def compile_pack(lay: Layout) -> Compiled:
         engine=eng,
         rules=rules,
         plans=tuple(plans),
-        rows=tuple(rows_of),
+        keys=tuple(keys),
         col_rule=np.array(col_rule, dtype=np.int64),
         col_for=np.array(col_for, dtype=float),
         col_labels=tuple(col_labels),
@@ -335,9 +402,13 @@ def compile_pack(lay: Layout) -> Compiled:
 
 
 def static_outputs(eng: TwinEngine, plans: list) -> list[Vec]:
-    """The plans evaluated once on rings of zeros: their output series (labels) do not depend on
-    the samples, so this gives each plan's rows."""
+    """The plans evaluated once on rings of zeros with every series row in use: their output
+    series (labels) do not depend on the samples, so this gives every row a plan can output."""
     rings = tuple(np.zeros((1, n, w)) for n, w in zip(eng.index.n_rows, DEPTH, strict=True))
-    with np.errstate(all="ignore"):
-        since = np.zeros((1, len(eng.index.row_srow[1]) and eng.index.p_restarts.size))
-        return eng.run(plans, rings, 100, np.zeros(1, dtype=np.int64), since)
+    k = eng.k_rows
+    try:
+        with np.errstate(all="ignore"):
+            since = np.zeros((1, eng.index.p_restarts.size), dtype=np.int64)
+            return eng.run(plans, rings, 100, np.zeros(1, dtype=np.int64), since)
+    finally:
+        eng.k_rows = k

@@ -86,8 +86,9 @@ class SeriesIndex:
 
 
 def row_pod(dep: str, r: int) -> str:
-    """The ``pod`` label of series row ``r`` of a deployment (its owner reads back as ``dep``)."""
-    return f"{dep}-row{r}-x"
+    """The ``pod`` label of series row ``r`` of a deployment (its owner reads back as ``dep``;
+    rows sort in their order)."""
+    return f"{dep}-row{r:03d}-x"
 
 
 class _Builder:

@@ -30,6 +30,13 @@ Needs the ``rl`` extra (stable-baselines3, sb3-contrib and torch; the CPU build 
 The envs keep the no-action counterfactual (``counterfactual=True``, the default): net_score charges
 harm to users beyond the no-action run, and without it that cost is not charged, so a policy would
 not learn to avoid harm. It costs about a fifth of every acting episode.
+
+``--twin`` trains on ``SREMarathonTwin-v0`` instead (``docs/twin.md``): ``--envs`` episodes stepped
+together in one process by the batched engine, through ``TwinVecEnv`` (an SB3 ``VecEnv`` over the
+twin's vector env), with the same observation, actions, reward, horizon and fault split; the
+evaluation still plays the full simulator, so the figures say how the policy transfers:
+
+    python examples/train_sb3.py --twin --envs 64 --timesteps 1000000 --eval-seeds 2000-2019
 """
 
 from __future__ import annotations
@@ -88,6 +95,92 @@ def make_env(
         gym.make("SREMarathon-v0", app=app, schedule=schedule, reward=reward, **kwargs)
     )
     return MaskFromInfo(DiscreteRemedies(base, auto_report=auto_report))
+
+
+def twin_vec_env(
+    app: str,
+    n_envs: int,
+    horizon: int | None,
+    seed: int,
+    auto_report: bool = False,
+    reward: str = "net",
+):
+    """The twin's vector env as an SB3 ``VecEnv`` (sb3 is imported here, not at import)."""
+    from gymnasium.vector import AutoresetMode
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+    class TwinVecEnv(VecEnv):
+        """SB3's ``VecEnv`` over ``TwinVectorEnv``: same-step autoreset (SB3's convention: a
+        finished sub-env returns its next episode's first observation, the last one in
+        ``infos[i]["terminal_observation"]``), and ``env_method("action_masks")`` for
+        MaskablePPO."""
+
+        def __init__(self) -> None:
+            self.venv = gym.make_vec(
+                "SREMarathonTwin-v0",
+                num_envs=n_envs,
+                app=app,
+                schedule={"profile": "marathon", "split": "train"},
+                reward=reward,
+                auto_report=auto_report,
+                max_episode_steps=horizon,
+                autoreset_mode=AutoresetMode.SAME_STEP,
+            )
+            super().__init__(
+                n_envs, self.venv.single_observation_space, self.venv.single_action_space
+            )
+            self._mask = np.ones((n_envs, int(self.action_space.n)), dtype=bool)
+            self._actions = np.zeros(n_envs, dtype=np.int64)
+            self._next_seed: int | None = seed
+
+        def reset(self) -> np.ndarray:
+            obs, info = self.venv.reset(seed=self._next_seed)
+            self._next_seed = None  # later resets continue each sub-env's seed sequence
+            self._mask = info["action_mask"].astype(bool)
+            return obs
+
+        def seed(self, seed: int | None = None) -> list[int | None]:
+            self._next_seed = seed
+            return [None if seed is None else seed + i for i in range(n_envs)]
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = np.asarray(actions, dtype=np.int64)
+
+        def step_wait(self):
+            obs, reward, term, trunc, info = self.venv.step(self._actions)
+            self._mask = info["action_mask"].astype(bool)
+            done = term | trunc
+            infos: list[dict] = [{} for _ in range(n_envs)]
+            for i in np.nonzero(done)[0]:
+                infos[i]["terminal_observation"] = info["final_obs"][i]
+                infos[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
+            return obs, reward.astype(np.float32), done, infos
+
+        def action_masks(self) -> np.ndarray:
+            return self._mask
+
+        def env_method(self, method_name: str, *args: Any, indices=None, **kwargs: Any):
+            if method_name != "action_masks":
+                raise AttributeError(f"TwinVecEnv has no per-env method {method_name}")
+            return list(self._mask[self._get_indices(indices)])
+
+        def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+            if attr_name == "action_masks":
+                return [self.action_masks] * len(list(self._get_indices(indices)))
+            if attr_name == "render_mode":
+                return [None] * len(list(self._get_indices(indices)))
+            raise AttributeError(f"TwinVecEnv has no per-env attribute {attr_name}")
+
+        def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+            raise AttributeError(f"TwinVecEnv cannot set {attr_name}")
+
+        def env_is_wrapped(self, wrapper_class: type, indices=None) -> list[bool]:
+            return [False] * len(list(self._get_indices(indices)))
+
+        def close(self) -> None:
+            self.venv.close()
+
+    return VecMonitor(TwinVecEnv())
 
 
 def play(env: gym.Env, seed: int, choose) -> float:
@@ -192,18 +285,21 @@ def _train(a: argparse.Namespace, algo: Any) -> tuple[Any, int, float]:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    venv = make_vec_env(
-        make_env,
-        n_envs=a.envs,
-        seed=a.seed,
-        env_kwargs={
-            "app": a.app,
-            "horizon": a.horizon,
-            "auto_report": a.auto_report,
-            "reward": a.reward,
-        },
-        vec_env_cls=SubprocVecEnv if a.envs > 1 else None,
-    )
+    if a.twin:
+        venv = twin_vec_env(a.app, a.envs, a.horizon, a.seed, a.auto_report, a.reward)
+    else:
+        venv = make_vec_env(
+            make_env,
+            n_envs=a.envs,
+            seed=a.seed,
+            env_kwargs={
+                "app": a.app,
+                "horizon": a.horizon,
+                "auto_report": a.auto_report,
+                "reward": a.reward,
+            },
+            vec_env_cls=SubprocVecEnv if a.envs > 1 else None,
+        )
     policy: Any = "MlpPolicy"
     if a.policy == "per-service":
         probe = make_env(a.app, None).env  # the DiscreteRemedies layer: its services and nodes
@@ -253,6 +349,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         choices=("mlp", "per-service"),
         default="per-service",
         help="one network shared by all services (module docstring), or sb3's MlpPolicy",
+    )
+    p.add_argument(
+        "--twin",
+        action="store_true",
+        help="train on SREMarathonTwin-v0 (--envs episodes in one process); evaluate on the full env",
     )
     p.add_argument("--save", metavar="PATH", help="save the trained model there (a .zip)")
     p.add_argument(

@@ -117,11 +117,11 @@ def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> T
     return s
 
 
-def warm_up(prm: TwinParams, s: TwinState, evaluate=None) -> None:
+def warm_up(prm: TwinParams, s: TwinState, evaluate=None, record: bool = True) -> None:
     """Simulate ticks 0 .. WARM_TICKS (``advance_to(episode_start)``), evaluating the alert rules
     every 30 s as the engine would (``evaluate(s, ticks)`` with the even ticks passed)."""
     for _ in range(WARM_TICKS + 1):
-        tick(prm, s)
+        tick(prm, s, record)
         if evaluate is not None and (s.ep.tick[0] - 1) % 2 == 0:
             evaluate(s, s.ep.tick - 1)
 
@@ -137,10 +137,20 @@ def reset(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinS
     return s
 
 
-def step(prm: TwinParams, s: TwinState, action: np.ndarray):
+def reset_base(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
+    """The no-action runs of ``seeds`` (net_score's counterfactual): the world alone, with no
+    telemetry, probes or alerts (nothing in the world reads them), its entry traffic kept."""
+    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock)
+    warm_up(prm, s, record=False)
+    return s
+
+
+def step(prm: TwinParams, s: TwinState, action: np.ndarray, base: TwinState | None = None):
     """One invocation of every episode: the calls of ``action`` [E] at their times, eight ticks,
     the four alert evaluations, then the score. Returns (state, reward [E], done [E]); a row
-    already finished is stepped with no action and pays 0 (the vector env resets it)."""
+    already finished is stepped with no action and pays 0 (the vector env resets it). ``base``
+    (the no-action runs of the same seeds, ``reset_base``) is stepped alongside, and net_score
+    charges the degradation beyond it (else no degradation cost, ``counterfactual=False``)."""
     done0 = s.agent.inv >= s.ep.n_inv
     action = np.where(done0, 0, np.asarray(action, dtype=np.int64))
     t0 = time_of(s.ep.tick - 1)
@@ -152,7 +162,13 @@ def step(prm: TwinParams, s: TwinState, action: np.ndarray):
     alerts.evaluate(prm, s, np.array([6, 4, 2, 0]))
     s.agent.inv += ~done0
     before = s.agent.score.copy()
-    now = score.scores(prm, s, time_of(s.ep.tick - 1))
+    cut = time_of(s.ep.tick - 1)
+    deg = None
+    if base is not None:
+        for _ in range(8):
+            tick(prm, base, record=False)
+        deg = score.degradation_cost(prm, s, base, cut)
+    now = score.scores(prm, s, cut, deg)
     j = 1 if prm.reward == "net" else 0
     reward = np.where(done0, 0.0, now[:, j] - before[:, j])
     return s, reward, s.agent.inv >= s.ep.n_inv

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from sre_gym.clock import EPOCH, TICK_S
+from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.scoring.matching import max_weight_matching
 from sre_gym.twin import incidents
 from sre_gym.twin.state import TwinParams, TwinState
@@ -136,3 +137,26 @@ def scores(prm: TwinParams, s: TwinState, cut: np.ndarray, degradation=None) -> 
     out[:, 1] = np.maximum(cfg.net_floor, unit * units - deg)
     ag.score[:] = out
     return out
+
+
+def degraded(s: TwinState, cut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[E] degraded requests and [E] requests at the entry point over the scored episode as of
+    ``cut`` [E] (``scorer._degradation``: rps * min(1, failed + slow) * tick_s per tick)."""
+    e = s.tel.entry
+    k0 = WARMUP_S // TICK_S
+    k1 = np.floor((cut - EPOCH) / TICK_S).astype(np.int64) + 1
+    k = np.arange(e.shape[1])
+    m = (k[None, :] >= k0) & (k[None, :] < k1[:, None])
+    deg = np.where(m, e[:, :, 0] * np.minimum(1.0, e[:, :, 1] + e[:, :, 2]), 0.0)
+    return deg.sum(axis=1) * TICK_S, np.where(m, e[:, :, 0], 0.0).sum(axis=1) * TICK_S
+
+
+def degradation_cost(prm: TwinParams, s: TwinState, base: TwinState, cut: np.ndarray):
+    """[E] net_score's degradation cost in points (``net._degradation_cost``): the requests
+    degraded beyond the no-action run ``base`` (the same seeds, no actions), per percentage
+    point of the run's requests. Charged only once a row has intervened (``scores``)."""
+    deg, req = degraded(s, cut)
+    base_deg, _ = degraded(base, cut)
+    excess = np.maximum(0.0, deg - base_deg)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(req > 0, prm.scoring.w_degradation * 100.0 * excess / req, 0.0)

@@ -5,9 +5,17 @@ Each sub-env is one marathon with ``NumericObservation``'s observation (a ``Box`
 marks the actions that can do something, at reset and at every step. The reward is the increment
 of net_score (``reward="net"``) or of the paper's Marathon-Score (``reward="paper"``).
 
-Gymnasium 1.x conventions: next-step autoreset (a sub-env that terminated returns, on the next
+``counterfactual`` (True, as for the full env) steps each episode's no-action run alongside it
+(``engine.reset_base``: the world alone, no telemetry or alerts), so that net_score charges the
+degradation beyond it; False leaves that cost out (about a third faster).
+``max_episode_steps`` truncates an episode after that many invocations (the full env's
+``TimeLimit``).
+
+Gymnasium 1.x conventions: next-step autoreset (a sub-env that ended returns, on the next
 ``step``, its new episode's first observation with reward 0 and ``terminated`` False, whatever its
-action), and seeds per sub-env: ``reset(seed=s)`` gives sub-env i the seed ``s + i`` (a list gives
+action; ``autoreset_mode=AutoresetMode.SAME_STEP`` instead returns the new episode's observation
+at once, the last one in ``info["final_obs"]``, as SB3's vector envs expect), and seeds per
+sub-env: ``reset(seed=s)`` gives sub-env i the seed ``s + i`` (a list gives
 each its own), and each later episode of a sub-env takes the seed its full-simulator counterpart
 would draw (``SREMarathonEnv.reset``: the first ``np_random.integers(0, 2**31 - 1)`` of a generator
 seeded with the previous seed), so sub-env i pairs by seed with ``gym.make("SREMarathon-v0")``
@@ -47,17 +55,12 @@ def make_params(
     schedule: Any = None,
     noise: Any = None,
     scoring: ScoringConfig | None = None,
-    counterfactual: bool = False,
+    counterfactual: bool = True,
     slots: int | None = None,
 ) -> TwinParams:
     """The twin's parameters from the full env's arguments (``gym.make`` keywords)."""
     if reward not in REWARDS:
         raise ValueError(f"unknown reward {reward!r}; use one of {', '.join(map(repr, REWARDS))}")
-    if counterfactual:
-        raise NotImplementedError(
-            "the twin pays net_score without the degradation cost (counterfactual=False, as "
-            "the training examples run the full simulator); docs/twin.md"
-        )
     prof = schedule_profile_from(schedule)
     return TwinParams(
         layout=layout(app, slots),
@@ -67,18 +70,35 @@ def make_params(
         schedule=prof,
         noise=noise_profile_from(noise),
         release=RELEASE,
-        counterfactual=False,
+        counterfactual=bool(counterfactual),
     )
 
 
 class TwinVectorEnv(gym.vector.VectorEnv):
     """N marathons of the twin, stepped together (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+        "autoreset_modes": (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP),
+    }
 
-    def __init__(self, num_envs: int = 1, app: str = "online-boutique", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        app: str = "online-boutique",
+        max_episode_steps: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ) -> None:
         self.num_envs = int(num_envs)
         self.params = make_params(app, **kwargs)
+        self.horizon = int(max_episode_steps) if max_episode_steps else None
+        mode = AutoresetMode(autoreset_mode)
+        if mode not in self.metadata["autoreset_modes"]:
+            raise ValueError(f"unsupported autoreset mode {mode}")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.same_step = mode == AutoresetMode.SAME_STEP
         self.app = app
         cp = compile_pack(self.params.layout)
         self.sizes = alloc.sizes(self.params, len(cp.col_rule))
@@ -92,6 +112,8 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         )
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.state: TwinState | None = None
+        self.base: TwinState | None = None  # the no-action runs (counterfactual)
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._gens: list[np.random.Generator | None] = [None] * self.num_envs
         self.episode_seeds = np.zeros(self.num_envs, dtype=np.int64)
@@ -121,31 +143,56 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         self.episode_seeds = seeds.copy()
         self._gens = [None] * self.num_envs
         self.state = engine.reset(self.params, self.sizes, seeds)
+        if self.params.counterfactual:
+            self.base = engine.reset_base(self.params, self.sizes, seeds)
+        self._steps[:] = 0
         self._prev_done[:] = False
-        return self._obs_info(np.arange(self.num_envs))
+        return self._obs_info()
 
     def step(self, actions):
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         again = np.nonzero(self._prev_done)[0]
-        s, reward, done = engine.step(self.params, self.state, actions)
-        if len(again):
-            seeds = np.array([self._next_seed(int(i)) for i in again], dtype=np.int64)
-            self.episode_seeds[again] = seeds
-            for i in again:
-                self._gens[int(i)] = None
-            clock = int(s.ep.clock[0]) - engine.WARM_TICKS - 1
-            fresh = engine.reset(self.params, self.sizes, seeds, clock=clock)
-            s.put(again, fresh)
-            reward[again] = 0.0
-            done[again] = False
-        obs, info = self._obs_info(np.arange(self.num_envs))
-        self._prev_done = done.copy()
+        s, reward, term = engine.step(self.params, self.state, actions, self.base)
+        self._steps += 1
         trunc = np.zeros(self.num_envs, dtype=bool)
-        return obs, reward.astype(np.float64), done, trunc, info
+        if self.horizon is not None:
+            trunc = ~term & (self._steps >= self.horizon)
+        if len(again):  # next-step autoreset: these rows ended at the last step
+            self._renew(again)
+            reward[again] = 0.0
+            term[again] = False
+            trunc[again] = False
+        done = term | trunc
+        if self.same_step and done.any():
+            ended = np.nonzero(done)[0]
+            last_obs, last_info = self._obs_info()
+            self._renew(ended)
+            obs, info = self._obs_info()
+            info["final_obs"] = last_obs
+            info["_final_obs"] = done.copy()
+            info["final_info"] = last_info
+            info["_final_info"] = done.copy()
+        else:
+            obs, info = self._obs_info()
+            self._prev_done = done.copy()
+        return obs, reward.astype(np.float64), term, trunc, info
 
-    def _obs_info(self, rows) -> tuple[np.ndarray, dict]:
+    def _renew(self, rows: np.ndarray) -> None:
+        """Start each of ``rows``' next episode (the seed its full-env counterpart draws)."""
+        s = self.state
+        seeds = np.array([self._next_seed(int(i)) for i in rows], dtype=np.int64)
+        self.episode_seeds[rows] = seeds
+        for i in rows:
+            self._gens[int(i)] = None
+        clock = int(s.ep.clock[0]) - engine.WARM_TICKS - 1
+        s.put(rows, engine.reset(self.params, self.sizes, seeds, clock=clock))
+        if self.base is not None:
+            self.base.put(rows, engine.reset_base(self.params, self.sizes, seeds, clock=clock))
+        self._steps[rows] = 0
+
+    def _obs_info(self) -> tuple[np.ndarray, dict]:
         s = self.state
         obs = features.observe(self.params, s)
         mask = features.action_mask(self.params, s)

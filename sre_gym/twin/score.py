@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from sre_gym.clock import EPOCH, TICK_S
-from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.scoring.matching import max_weight_matching
+from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.twin import incidents
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables

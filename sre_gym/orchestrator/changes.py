@@ -137,9 +137,11 @@ def pick_benign(
     windows: dict[str, list[tuple[int, int]]] = {}
     for s, e, svc in blocked:
         windows.setdefault(svc, []).append((s, e))
-    # per kind, the changes not used yet that stack with every one used (both only shrink as
-    # changes are used, so the lists are filtered once per use, not once per deploy)
-    avail = {k: list(cs) for k, cs in by_kind.items()}
+    # per kind, which changes are not used yet and stack with every one used (both only shrink as
+    # changes are used): a mask per kind, cleared where a used change and its clashes sit
+    alive = {k: np.ones(len(cs), dtype=bool) for k, cs in by_kind.items()}
+    where = {c.id: (k, i) for k, cs in by_kind.items() for i, c in enumerate(cs)}
+    service = {k: np.array([c.service for c in cs]) for k, cs in by_kind.items()}
     out: list[tuple[int, str]] = []
     draws = g.random((len(times), 2))
     for t, (r_kind, r_pick) in zip(times, draws, strict=True):
@@ -151,15 +153,17 @@ def pick_benign(
         }
         for j in range(len(kinds)):  # the drawn kind first, then the others in order
             kind = kinds[(min(first, len(kinds) - 1) + j) % len(kinds)]
-            ok = avail[kind]
+            ok = alive[kind]
             if closed and kind in ("code", "image"):
-                ok = [c for c in ok if c.service not in closed]
-            if ok:
-                c = ok[int(r_pick * len(ok))]
+                ok = ok & ~np.isin(service[kind], sorted(closed))
+            idx = np.flatnonzero(ok)
+            if len(idx):
+                c = by_kind[kind][int(idx[int(r_pick * len(idx))])]
                 # conflicts are symmetric: drop the change and every change it clashes with
-                gone = clash.get(c.id, frozenset()) | {c.id}
-                for k, cs in avail.items():
-                    avail[k] = [x for x in cs if x.id not in gone]
+                for gid in clash.get(c.id, frozenset()) | {c.id}:
+                    if gid in where:
+                        k, i = where[gid]
+                        alive[k][i] = False
                 out.append((int(t), c.id))
                 break
     return out

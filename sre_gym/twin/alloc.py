@@ -12,7 +12,7 @@ capacities (an overflow is an error naming the capacity).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from sre_gym.twin.state import (
     TwinState,
     World,
 )
-from sre_gym.twin.tables import tables
+from sre_gym.twin.tables import ENV_CODE, tables
 
 EMPTY = -(10**9)  # a slot never used: its last series is long gone
 # alert log capacity per app (fired alerts in a marathon: Online Boutique about 600, Train Ticket
@@ -88,11 +88,17 @@ def sizes(prm: TwinParams, cols: int) -> Sizes:
     )
 
 
-def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
-    """A batch of ``E`` empty episodes (every field at its empty value)."""
+def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
+    """A batch of ``E`` empty episodes (every field at its empty value). ``lean``: for runs of
+    the world alone (``engine.reset_base``), without the telemetry rings and per-tick draws, the
+    alert columns and log, or room for incidents and interventions."""
     lay = prm.layout
     tab = tables(lay)
     si = series_index(lay)
+    if lean:
+        z = replace(z, A=1, COLS=1, I=1, X=1)
+    ring_rows = (0, 0, 0) if lean else si.n_rows
+    TN = 1 if lean else z.T  # the per-tick telemetry draws
     D, C, n, M, K = lay.D, lay.C, lay.n, lay.M, lay.K
     nd = len(tab.defects.change)
     nfl = len(tab.flags.names)
@@ -159,12 +165,12 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         rv_img=i(D, z.R),
         rv_defect=i(D, z.R, v=nd),
         rv_img_ok=b(D, z.R, v=True),
-        rv_env=np.zeros((E, D, z.R, z.KE), dtype=np.int32),
+        rv_env=np.zeros((E, D, z.R, z.KE), dtype=ENV_CODE),
         rv_cpu=f(D, z.R),
         rv_mem=f(D, z.R),
         rv_port=i(D, z.R, v=-1),
         rv_restart=i(D, z.R),
-        git_env=np.zeros((E, D, z.KE), dtype=np.int32),
+        git_env=np.zeros((E, D, z.KE), dtype=ENV_CODE),
         carried=i(D, 4, v=-1),
         sel_on=b(D, 3),
         sel_amt=f(D, 3),
@@ -203,9 +209,9 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         c_edge_fail=f(M),
         c_integrity=f(n),
         c_route=f(lay.R, 2),
-        long=f(si.n_rows[0], WL, v=np.nan),
-        pod=f(si.n_rows[1], WP, v=np.nan),
-        inst=f(si.n_rows[2], WI, v=np.nan),
+        long=f(ring_rows[0], WL, v=np.nan),
+        pod=f(ring_rows[1], WP, v=np.nan),
+        inst=f(ring_rows[2], WI, v=np.nan),
         sr_last=i(D, lay.SR, v=EMPTY),
         sr_overflow=i(),
         w_k=i(),
@@ -245,15 +251,15 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         before_img=i(z.F),
         before_defect=i(z.F, v=nd),
         before_ok=b(z.F, v=True),
-        before_env=np.zeros((E, z.F, z.KE), dtype=np.int32),
+        before_env=np.zeros((E, z.F, z.KE), dtype=ENV_CODE),
         before_cpu=f(z.F),
         before_mem=f(z.F),
         before_port=i(z.F, v=-1),
-        before_git=np.full((E, z.F, z.KC), -1, dtype=np.int32),
+        before_git=np.full((E, z.F, z.KC), -1, dtype=ENV_CODE),
         after_img=i(z.F),
         after_cpu=f(z.F),
         after_mem=f(z.F),
-        drift_code=np.zeros((E, z.F), dtype=np.int32),
+        drift_code=np.zeros((E, z.F), dtype=ENV_CODE),
         replicas=i(z.F),
         probe=np.full((E, z.F, z.T), -1, dtype=np.int8),
         artifact=np.full((E, z.F, z.T), -1, dtype=np.int8),
@@ -276,7 +282,7 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         rid=i(D, z.L, v=-1),
         cid=i(D, z.L, v=-1),
         undone=b(D, z.L),
-        prev=np.full((E, D, z.L, z.KC), -1, dtype=np.int32),
+        prev=np.full((E, D, z.L, z.KC), -1, dtype=ENV_CODE),
     )
     agent = Agent(
         inv=i(),
@@ -309,8 +315,8 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         n_inv=i(v=prm.schedule.invocations),
         tick=i(),
         clock=i(),
-        noise=f(z.T, 2 * n),
-        unif=f(z.T, 3 * n + M),
+        noise=f(TN, 2 * n),
+        unif=f(TN, 3 * n + M),
         load_noise=f(z.T),
         load_phase=f(),
         background_error=f(),
@@ -330,7 +336,7 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
         ow_target=i(z.NA),
         ow_amount=f(z.NA),
         ow_key=i(z.NA),
-        ow_value=np.zeros((E, z.NA), dtype=np.int32),
+        ow_value=np.zeros((E, z.NA), dtype=ENV_CODE),
         ow_timeout=f(z.NA),
         ow_before=i(z.NA),
         seq=i(),
@@ -340,10 +346,10 @@ def blank(prm: TwinParams, z: Sizes, E: int) -> TwinState:
 
 
 @functools.cache
-def _start(prm: TwinParams, z: Sizes) -> TwinState:
+def _start(prm: TwinParams, z: Sizes, lean: bool) -> TwinState:
     lay = prm.layout
     tab = tables(lay)
-    s = blank(prm, z, 1)
+    s = blank(prm, z, 1, lean)
     dp = s.deps
     dp.replicas[0] = lay.dep_replicas
     dp.rv_num[0, :, 0] = 1
@@ -361,7 +367,7 @@ def _start(prm: TwinParams, z: Sizes) -> TwinState:
     return s
 
 
-def start(prm: TwinParams, z: Sizes, E: int) -> TwinState:
-    """``E`` copies of the catalog's start state."""
-    one = _start(prm, z)
+def start(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
+    """``E`` copies of the catalog's start state (``lean``: see ``blank``)."""
+    one = _start(prm, z, lean)
     return one.take(np.zeros(E, dtype=np.int64))

@@ -24,7 +24,7 @@ from sre_gym.tools.specs import BUDGET_S, TOOLS
 from sre_gym.twin import codes as K
 from sre_gym.twin import controller, deploys, faults, incidents, probes, world
 from sre_gym.twin.state import TwinParams, TwinState
-from sre_gym.twin.tables import tables
+from sre_gym.twin.tables import ENV_CODE, tables
 
 (
     REPORT,
@@ -299,7 +299,7 @@ def _patch_cpu(prm, s, rows, a, b, c, x, iid, t) -> None:
 def _patch_env(prm, s, rows, a, b, c, x, iid, t) -> None:
     go = _cited(s, rows, iid)
     rows, a, b, c, iid, t = rows[go], a[go], b[go], c[go], iid[go], t[go]
-    faults.patch_env(prm, s, rows, a, b, c.astype(np.int32), t)
+    faults.patch_env(prm, s, rows, a, b, c.astype(ENV_CODE), t)
     _record(prm, s, rows, a, K.code(K.DEPKEY, a, b), iid, t)
 
 

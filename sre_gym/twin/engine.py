@@ -31,7 +31,7 @@ from sre_gym.twin import (
     world,
 )
 from sre_gym.twin.alloc import Sizes, start
-from sre_gym.twin.episode import app_background_error, plan_row
+from sre_gym.twin.episode import RowPlan, app_background_error, plan_row
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
 
@@ -71,17 +71,31 @@ def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut
     return out
 
 
-def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
-    """Fresh episodes for ``seeds``: the start state with each seed's draws, before warm-up
-    (``clock``: the batch clock their first tick writes at)."""
+def plans(prm: TwinParams, seeds: np.ndarray) -> list[RowPlan]:
+    """Each seed's draws (``episode.plan_row``): a run and its no-action run share them."""
     lay = prm.layout
     tab = tables(lay)
+    return [plan_row(lay, tab, int(x), prm.release, prm.schedule, prm.noise) for x in seeds]
+
+
+def fill_rows(
+    prm: TwinParams,
+    z: Sizes,
+    seeds: np.ndarray,
+    clock: int = 0,
+    drawn: list | None = None,
+    lean: bool = False,
+) -> TwinState:
+    """Fresh episodes for ``seeds``: the start state with each seed's draws (``drawn``: from
+    ``plans``, else made here), before warm-up (``clock``: the batch clock their first tick
+    writes at)."""
     E = len(seeds)
-    s = start(prm, z, E)
+    s = start(prm, z, E, lean)
     ep, fs = s.ep, s.faults
     ep.clock[:] = clock
+    drawn = plans(prm, seeds) if drawn is None else drawn
     for i, seed in enumerate(seeds.tolist()):
-        rp = plan_row(lay, tab, int(seed), prm.release, prm.schedule, prm.noise)
+        rp = drawn[i]
         if len(rp.events) > z.EV or len(rp.faults) > z.F or len(rp.nz) > z.NZ or len(rp.ow) > z.NA:
             raise RuntimeError(
                 f"episode {seed}: {len(rp.events)} events, {len(rp.faults)} faults, "
@@ -90,8 +104,9 @@ def fill_rows(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> T
             )
         ep.seed[i] = seed
         nt = len(rp.noise)  # (the rest, one invocation past the end, repeats the last tick's)
-        ep.noise[i, :nt], ep.noise[i, nt:] = rp.noise, rp.noise[-1]
-        ep.unif[i, :nt], ep.unif[i, nt:] = rp.unif, rp.unif[-1]
+        if not lean:
+            ep.noise[i, :nt], ep.noise[i, nt:] = rp.noise, rp.noise[-1]
+            ep.unif[i, :nt], ep.unif[i, nt:] = rp.unif, rp.unif[-1]
         ep.load_noise[i, :nt], ep.load_noise[i, nt:] = rp.load_noise, rp.load_noise[-1]
         ep.load_phase[i] = rp.load_phase
         ep.background_error[i] = app_background_error(prm.noise)
@@ -126,21 +141,25 @@ def warm_up(prm: TwinParams, s: TwinState, evaluate=None, record: bool = True) -
             evaluate(s, s.ep.tick - 1)
 
 
-def reset(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
+def reset(
+    prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0, drawn: list | None = None
+) -> TwinState:
     """Fresh, warmed-up episodes for ``seeds`` [E] (the batch clock at their first tick:
     ``clock``): the cluster after its 10-minute warm-up with its alert evaluations, at the start
     of invocation 0."""
-    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock)
+    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock, drawn)
     warm_up(prm, s, lambda st, k: alerts.evaluate(prm, st, np.zeros(1, dtype=np.int64)))
     t = time_of(s.ep.tick - 1)
     score.scores(prm, s, t)
     return s
 
 
-def reset_base(prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0) -> TwinState:
+def reset_base(
+    prm: TwinParams, z: Sizes, seeds: np.ndarray, clock: int = 0, drawn: list | None = None
+) -> TwinState:
     """The no-action runs of ``seeds`` (net_score's counterfactual): the world alone, with no
     telemetry, probes or alerts (nothing in the world reads them), its entry traffic kept."""
-    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock)
+    s = fill_rows(prm, z, np.asarray(seeds, dtype=np.int64), clock, drawn, lean=True)
     warm_up(prm, s, record=False)
     return s
 

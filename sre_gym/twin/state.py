@@ -102,12 +102,12 @@ class Deps(Record):
     rv_img: np.ndarray  # [E, D, R] int64 image id (0 catalog, tags, then builds)
     rv_defect: np.ndarray  # [E, D, R] int64 defect id (ND none)
     rv_img_ok: np.ndarray  # [E, D, R] bool: the registry has the image
-    rv_env: np.ndarray  # [E, D, R, KE] int32 value code per env key (0 absent)
+    rv_env: np.ndarray  # [E, D, R, KE] int16 value code per env key (0 absent)
     rv_cpu: np.ndarray  # [E, D, R] float64 cores
     rv_mem: np.ndarray  # [E, D, R] float64 MiB
     rv_port: np.ndarray  # [E, D, R] int64 readiness probe port
     rv_restart: np.ndarray  # [E, D, R] int64 restartedAt stamp (s), 0 none
-    git_env: np.ndarray  # [E, D, KE] int32 the manifest's env at the repository head
+    git_env: np.ndarray  # [E, D, KE] int16 the manifest's env at the repository head
     carried: np.ndarray  # [E, D, 4] int64 defect changes in the head, oldest first (-1)
     sel_on: np.ndarray  # [E, D, 3] bool selector chaos attached (hog, delay, balloon)
     sel_amt: np.ndarray  # [E, D, 3] float64 its amount
@@ -205,15 +205,15 @@ class Faults(Record):
     before_img: np.ndarray  # [E, F] int64 the template before a delivery
     before_defect: np.ndarray  # [E, F] int64
     before_ok: np.ndarray  # [E, F] bool
-    before_env: np.ndarray  # [E, F, KE] int32
+    before_env: np.ndarray  # [E, F, KE] int16
     before_cpu: np.ndarray  # [E, F] float64
     before_mem: np.ndarray  # [E, F] float64
     before_port: np.ndarray  # [E, F] int64
-    before_git: np.ndarray  # [E, F, KC] int32 the manifest's values of the change's keys before
+    before_git: np.ndarray  # [E, F, KC] int16 the manifest's values of the change's keys before
     after_img: np.ndarray  # [E, F] int64 the image a delivery deployed
     after_cpu: np.ndarray  # [E, F] float64
     after_mem: np.ndarray  # [E, F] float64
-    drift_code: np.ndarray  # [E, F] int32 value a drift set
+    drift_code: np.ndarray  # [E, F] int16 value a drift set
     replicas: np.ndarray  # [E, F] int64 replicas before a scale to zero
     probe: np.ndarray  # [E, F, T] int8 1 healthy, 0 failing, -1 not read
     artifact: np.ndarray  # [E, F, T] int8 1 present, 0 gone, -1 not read
@@ -242,7 +242,7 @@ class Changes(Record):
     rid: np.ndarray  # [E, D, L] int64 record id (names the commit in artifacts)
     cid: np.ndarray  # [E, D, L] int64 catalog change it delivered (-1: a patch or a revert)
     undone: np.ndarray  # [E, D, L] bool reverted since (a second revert is an empty diff)
-    prev: np.ndarray  # [E, D, L, KC] int32 the manifest's values of that change's env keys before
+    prev: np.ndarray  # [E, D, L, KC] int16 the manifest's values of that change's env keys before
 
 
 @dataclass
@@ -306,7 +306,7 @@ class Episode(Record):
     ow_target: np.ndarray  # [E, NA] int64 service, deployment or node
     ow_amount: np.ndarray  # [E, NA] float64 error share or traffic factor
     ow_key: np.ndarray  # [E, NA] int64 env key of a hand edit
-    ow_value: np.ndarray  # [E, NA] int32 its value code
+    ow_value: np.ndarray  # [E, NA] int16 its value code
     ow_timeout: np.ndarray  # [E, NA] float64 ms a failing third-party call waits
     ow_before: np.ndarray  # [E, NA] int64 value before a hand edit (-1 absent); 1: node was down
     seq: np.ndarray  # [E] int64 pods created so far

@@ -27,6 +27,9 @@ from sre_gym.sim.source_trees import services_with_trees
 from sre_gym.sim.state import go_duration_ms, norm_addr
 from sre_gym.twin.layout import Layout
 
+# an env value code (values of every env key of the app; a few hundred)
+ENV_CODE = np.int16
+
 # change kinds
 CODE, CONFIG, IMAGE, FLAGS = 0, 1, 2, 3
 # fault mechanisms (the classes of sim/faults/mechanisms.py, with their field)
@@ -70,7 +73,7 @@ class EnvTables:
     values: tuple[str | None, ...]  # V values; code 0 is "absent"
     key_of: dict[str, int]
     code_of: dict[str, int]
-    init: np.ndarray  # [D, K] int32 catalog env of each deployment (also its manifest in git)
+    init: np.ndarray  # [D, K] int16 catalog env of each deployment (also its manifest in git)
     edge_key: np.ndarray  # [M] the caller's address variable of each edge (-1: none)
     addr_bad: np.ndarray  # [M, V] bool: that value of the variable misroutes the edge
     lat_key: np.ndarray  # [D] the deployment's latency variable (-1: none)
@@ -213,7 +216,9 @@ def _env_tables(lay: Layout) -> EnvTables:
             code(_drifted(v))
     other = code("<drifted>")  # what a drift of a value outside the vocabulary gives
     K, V = len(keys), len(values)
-    init = np.zeros((lay.D, K), dtype=np.int32)
+    if np.iinfo(ENV_CODE).max <= V:
+        raise ValueError(f"{V} env values do not fit the twin's {np.dtype(ENV_CODE).name} codes")
+    init = np.zeros((lay.D, K), dtype=ENV_CODE)
     for d, name in enumerate(lay.dep_names):
         for k, v in a.service(name).env.items():
             init[d, keys.index(k)] = values.index(v)
@@ -239,7 +244,7 @@ def _env_tables(lay: Layout) -> EnvTables:
             ms = go_duration_ms(v)
             lat_ms[j] = ms if ms is not None else 0.0
     at = {v: i for i, v in enumerate(values)}
-    drift = np.array([at.get(_drifted(v), other) for v in values], dtype=np.int32)
+    drift = np.array([at.get(_drifted(v), other) for v in values], dtype=ENV_CODE)
     return EnvTables(
         keys=tuple(keys),
         values=tuple(values),
@@ -330,7 +335,7 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
     kc = max([len(c.env) for c in cat.changes] + [1])
     fc = max([len(c.flags) for c in cat.changes] + [1])
     env_key = np.full((nc, kc), -1, dtype=np.int64)
-    env_code = np.zeros((nc, kc), dtype=np.int32)
+    env_code = np.zeros((nc, kc), dtype=ENV_CODE)
     flag = np.full((nc, fc), -1, dtype=np.int64)
     flag_var = np.zeros((nc, fc), dtype=np.int64)
     flag_default = np.zeros((nc, fc), dtype=np.int64)

@@ -142,9 +142,10 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         seeds = self._first_seeds(seed)
         self.episode_seeds = seeds.copy()
         self._gens = [None] * self.num_envs
-        self.state = engine.reset(self.params, self.sizes, seeds)
+        drawn = engine.plans(self.params, seeds)
+        self.state = engine.reset(self.params, self.sizes, seeds, drawn=drawn)
         if self.params.counterfactual:
-            self.base = engine.reset_base(self.params, self.sizes, seeds)
+            self.base = engine.reset_base(self.params, self.sizes, seeds, drawn=drawn)
         self._steps[:] = 0
         self._prev_done[:] = False
         return self._obs_info()
@@ -187,9 +188,10 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         for i in rows:
             self._gens[int(i)] = None
         clock = int(s.ep.clock[0]) - engine.WARM_TICKS - 1
-        s.put(rows, engine.reset(self.params, self.sizes, seeds, clock=clock))
+        drawn = engine.plans(self.params, seeds)
+        s.put(rows, engine.reset(self.params, self.sizes, seeds, clock, drawn))
         if self.base is not None:
-            self.base.put(rows, engine.reset_base(self.params, self.sizes, seeds, clock=clock))
+            self.base.put(rows, engine.reset_base(self.params, self.sizes, seeds, clock, drawn))
         self._steps[rows] = 0
 
     def _obs_info(self) -> tuple[np.ndarray, dict]:

@@ -158,12 +158,23 @@ def _callees(app: App) -> dict[str, set[str]]:
     return out
 
 
+_CONTEXT: dict[int, tuple] = {}
+
+
+def _fault_context(cat) -> tuple[dict, dict[str, set[str]], dict[str, str]]:
+    """(faults by id, callees, node zones) of a catalog, kept while the catalog object lives: a
+    plan asks for them once per noise event, and they are read, never changed."""
+    hit = _CONTEXT.get(id(cat))
+    if hit is None or hit[0] is not cat:
+        faults = {f.id: f for f in cat.faults}
+        zones = {n.name: n.zone for n in cat.app.nodes}
+        hit = _CONTEXT[id(cat)] = (cat, faults, _callees(cat.app), zones)
+    return hit[1], hit[2], hit[3]
+
+
 def _off_limits(app_name: str, sched: Schedule, lo: int, hi: int) -> tuple[set[str], set[str]]:
     """(services, nodes) that noise must not touch during [lo, hi] (episode seconds)."""
-    cat = load_catalog(app_name, include_quarantined=True)
-    faults = {f.id: f for f in cat.faults}
-    down = _callees(cat.app)
-    zones = {n.name: n.zone for n in cat.app.nodes}
+    faults, down, zones = _fault_context(load_catalog(app_name, include_quarantined=True))
     svcs: set[str] = set()
     nodes: set[str] = set()
     for sf in sched.faults:

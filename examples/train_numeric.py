@@ -8,6 +8,11 @@ to ``--horizon`` invocations to give more updates per simulated minute, and ``in
 keeps the policy off actions that cannot do anything now.
 
     python examples/train_numeric.py --steps 300
+    python examples/train_numeric.py --steps 300 --twin   # on SREMarathonTwin-v0 (docs/twin.md)
+
+``--twin`` makes the same loop run on the twin's N = 1 env, which gives the same observation,
+mask and reward from a batched array engine of the same world (for many episodes at once, make its
+vector env: ``gym.make_vec("SREMarathonTwin-v0", num_envs=64)``).
 """
 
 from __future__ import annotations
@@ -49,18 +54,21 @@ def train(
     seed: int = 0,
     lr: float = 0.05,
     app: str = "online-boutique",
+    twin: bool = False,
 ) -> dict[str, Any]:
     """Run ``steps`` env steps of REINFORCE with a running-mean baseline; returns the history."""
     # faults from the training part of the held-out split; no no-action run (counterfactual=False:
     # a quick demonstration, so net_score's rewards leave out the cost of harm to users)
-    make = gym.make(
-        "SREMarathon-v0",
-        app=app,
-        max_episode_steps=horizon,
-        counterfactual=False,
-        schedule={"profile": "marathon", "split": "train"},
-    )
-    env = DiscreteRemedies(NumericObservation(make))
+    kwargs = {
+        "app": app,
+        "max_episode_steps": horizon,
+        "counterfactual": False,
+        "schedule": {"profile": "marathon", "split": "train"},
+    }
+    if twin:  # the numeric surface is the twin's own observation and action
+        env = gym.make("SREMarathonTwin-v0", **kwargs)
+    else:
+        env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", **kwargs)))
     rng = np.random.default_rng(seed)
     pi = LinearSoftmax(env.observation_space.shape[0], int(env.action_space.n), rng)
     w_init = pi.W.copy()
@@ -97,8 +105,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--horizon", type=int, default=15, help="invocations per training episode")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--twin", action="store_true", help="train on SREMarathonTwin-v0")
     a = p.parse_args(argv)
-    out = train(steps=a.steps, horizon=a.horizon, seed=a.seed, lr=a.lr)
+    out = train(steps=a.steps, horizon=a.horizon, seed=a.seed, lr=a.lr, twin=a.twin)
     if out["returns"]:
         print(f"{out['episodes']} episodes, mean return {np.mean(out['returns']):.2f}")
     return out

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1] / "sre_gym"
 
 GROUND = ("clock", "rng", "unidiff")  # import nothing from sre_gym
 LOWER = ("sim", "telemetry", "orchestrator", "scoring", "bundle", "tools", "backends", "catalogs")
-UPPER = ("envs", "wrappers", "rollouts", "agents", "serve", "cli", "testing")
+UPPER = ("envs", "wrappers", "rollouts", "agents", "serve", "cli", "testing", "twin")
 NO_SIM = ("orchestrator", "scoring", "telemetry", "agents")
 
 KNOWN_UPWARD: set[str] = set()
@@ -61,6 +61,13 @@ def test_nothing_imports_back_up_the_flow():
 def test_orchestrator_scoring_telemetry_and_agents_keep_off_the_simulator():
     on_sim = {m for m, deps in modules(*NO_SIM).items() if "sim" in deps}
     assert on_sim == KNOWN_SIM
+
+
+def test_nothing_outside_the_twin_imports_it():
+    """The twin is reached only through its registration's entry-point strings, so that
+    ``import sre_gym`` and the full simulator never load it."""
+    users = {m for m, deps in modules(*LOWER, *UPPER, *GROUND).items() if "twin" in deps}
+    assert {m for m in users if not m.startswith("twin/")} == set()
 
 
 def test_scoring_reads_only_evidence():

@@ -314,7 +314,9 @@ class TwinEngine(Engine):
         ctx = Ctx(times, times, times)
         self.shared_results = {}
         try:
-            return [p.root.eval(self, ctx) for p in plans]
+            # absent and empty windows divide by zero as in the engine (NaN, then dropped)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return [p.root.eval(self, ctx) for p in plans]
         finally:
             self.shared_results = None
 

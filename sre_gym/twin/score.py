@@ -139,24 +139,33 @@ def scores(prm: TwinParams, s: TwinState, cut: np.ndarray, degradation=None) -> 
     return out
 
 
-def degraded(s: TwinState, cut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """[E] degraded requests and [E] requests at the entry point over the scored episode as of
-    ``cut`` [E] (``scorer._degradation``: rps * min(1, failed + slow) * tick_s per tick)."""
-    e = s.tel.entry
+def degraded(s: TwinState, cut: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Degraded requests and requests at the entry point of ``rows`` over the scored episode as
+    of ``cut`` [E] (``scorer._degradation``: rps * min(1, failed + slow) * tick_s per tick).
+    Rows with the same cut are summed together over the same span, as the scorer sums one
+    episode's (the same pairwise sums, so the same bits)."""
     k0 = WARMUP_S // TICK_S
     k1 = np.floor((cut - EPOCH) / TICK_S).astype(np.int64) + 1
-    k = np.arange(e.shape[1])
-    m = (k[None, :] >= k0) & (k[None, :] < k1[:, None])
-    deg = np.where(m, e[:, :, 0] * np.minimum(1.0, e[:, :, 1] + e[:, :, 2]), 0.0)
-    return deg.sum(axis=1) * TICK_S, np.where(m, e[:, :, 0], 0.0).sum(axis=1) * TICK_S
+    deg, req = np.zeros(len(rows)), np.zeros(len(rows))
+    for end in np.unique(k1[rows]).tolist():
+        j = np.nonzero(k1[rows] == end)[0]
+        seg = s.tel.entry[rows[j], k0 : min(end, s.tel.entry.shape[1])]  # [G, K, 3]
+        deg[j] = (seg[:, :, 0] * np.minimum(1.0, seg[:, :, 1] + seg[:, :, 2])).sum(axis=1) * TICK_S
+        req[j] = seg[:, :, 0].sum(axis=1) * TICK_S
+    return deg, req
 
 
 def degradation_cost(prm: TwinParams, s: TwinState, base: TwinState, cut: np.ndarray):
     """[E] net_score's degradation cost in points (``net._degradation_cost``): the requests
     degraded beyond the no-action run ``base`` (the same seeds, no actions), per percentage
     point of the run's requests. Charged only once a row has intervened (``scores``)."""
-    deg, req = degraded(s, cut)
-    base_deg, _ = degraded(base, cut)
+    out = np.zeros(s.E)
+    rows = np.nonzero(s.agent.n_x > 0)[0]  # (the cost of a row that has not acted is 0)
+    if not len(rows):
+        return out
+    deg, req = degraded(s, cut, rows)
+    base_deg, _ = degraded(base, cut, rows)
     excess = np.maximum(0.0, deg - base_deg)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(req > 0, prm.scoring.w_degradation * 100.0 * excess / req, 0.0)
+        out[rows] = np.where(req > 0, prm.scoring.w_degradation * 100.0 * excess / req, 0.0)
+    return out

@@ -238,11 +238,32 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
     rows, a, b, c, iid, t = rows[go], a[go], b[go], c[go], iid[go], t[go]
     ch = s.changes
     ok = (ch.rid[rows, a, c] == b) & _tracked(prm)[a] & ~ch.undone[rows, a, c]
+    ok &= ~_conflicts(prm, s, rows, a, c)
     rows, a, b, c, iid, t = rows[ok], a[ok], b[ok], c[ok], iid[ok], t[ok]
     if len(rows):
         deploys.mark_undone(s, rows, b)
         deploys.revert_patch(prm, s, rows, a, ch.cid[rows, a, c], ch.prev[rows, a, c], t)
         _record(prm, s, rows, a, K.code(K.SOURCE, a), iid, t)
+
+
+def _conflicts(prm, s, rows, a, c) -> np.ndarray:
+    """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
+    the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
+    whose edits meet its own, or, for two env-only changes, both appending a variable (appended
+    variables sit on adjacent lines of the manifest). Patch records (no catalog change) count as
+    meeting nothing."""
+    ct = tables(prm.layout).changes
+    ch = s.changes
+    cx = ch.cid[rows, a, c]  # [P]
+    cj = ch.cid[rows, a]  # [P, L]
+    later = (ch.t[rows, a] > ch.t[rows, a, c][:, None]) & ~ch.undone[rows, a] & (cj >= 0)
+    later &= (cx >= 0)[:, None]
+    cxx, cjj = np.maximum(cx, 0), np.maximum(cj, 0)
+    meet = ct.overlap[cxx[:, None], cjj]
+    appended = ((ch.prev[rows, a] == 0) & (ct.env_key[cjj] >= 0)).any(axis=2)  # [P, L]
+    app_x = np.take_along_axis(appended, c[:, None], axis=1)[:, 0]
+    env = ct.env_only[cxx][:, None] & ct.env_only[cjj] & app_x[:, None] & appended
+    return (later & (meet | env)).any(axis=1)
 
 
 def _tracked(prm):

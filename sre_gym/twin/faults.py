@@ -389,6 +389,11 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         fd = ct.dep[c[fl]]
         rev = dp.rv_num[r, fd, dp.n_rev[r, fd] - 1]
         deploys.log_change(prm, s, r, fd, t[fl], rev, np.full(len(r), -1))
+    # the delivery's commit is reverted in the head: a later revert of it merges nothing
+    # (``Pipeline.revert_diff`` fails, and so does the agent's submit_patch)
+    undo = ~fl & ct.tracked[c] & (fs.commit[rows, f] >= 0)
+    if undo.any():
+        deploys.mark_undone(s, rows[undo], fs.commit[rows[undo], f[undo]])
     code = (k == CODE) & ct.tracked[c]
     if code.any():
         deploys.deploy_change(

@@ -20,6 +20,7 @@ import numpy as np
 
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import parse_cpu, parse_mem
+from sre_gym.orchestrator.changes import _footprint
 from sre_gym.orchestrator.faults import POLICY_NAMES
 from sre_gym.orchestrator.open_world import HAND_EDITS
 from sre_gym.sim.netpol import baseline, blocked
@@ -119,6 +120,10 @@ class ChangeTables:
     flag: np.ndarray  # [NC, FC] flags set (-1 pad)
     flag_var: np.ndarray  # [NC, FC] variant index set
     flag_default: np.ndarray  # [NC, FC] each set flag's default variant (a revert's value)
+    env_only: np.ndarray  # [NC] bool: it only sets env vars (a manifest edit, any head)
+    overlap: np.ndarray  # [NC, NC] bool: same service, and their edits meet (lines of a file
+    # widened by one each side, or an env var set by both): a revert of one after the other
+    # conflicts (``Pipeline.revert_diff``)
 
 
 @dataclass(frozen=True)
@@ -382,9 +387,27 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
             flag=flag,
             flag_var=flag_var,
             flag_default=flag_default,
+            env_only=np.array([bool(c.env_only) for c in cat.changes]),
+            overlap=_overlap(cat.changes),
         ),
         tag_ids,
     )
+
+
+def _overlap(changes) -> np.ndarray:
+    """[NC, NC]: the edits of two changes of one service meet (``orchestrator/changes.py``'s
+    footprints, for fault and benign changes alike)."""
+    foot = [_footprint(c) for c in changes]
+    nc = len(changes)
+    out = np.zeros((nc, nc), dtype=bool)
+    by_svc: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        by_svc.setdefault(c.service, []).append(i)
+    for idx in by_svc.values():
+        for i in idx:
+            for j in idx:
+                out[i, j] = i != j and not foot[i].isdisjoint(foot[j])
+    return out
 
 
 def _faults(lay: Layout, env: EnvTables, changes: ChangeTables) -> FaultTables:

@@ -7,7 +7,7 @@ at once), taking the next alert id in (rule, label) order as the full engine ass
 column whose condition stops holding resolves (firing) or is dropped (pending). Fired alerts go to
 a per-episode log with their column, firing and resolution times and the entities they name.
 
-Differs from the full simulator: nothing in the machine (tests/twin/conformance/test_rules.py);
+Differs from the full simulator: nothing in the machine (tests/twin/test_conformance.py);
 an alert column is a series of the twin's index, so a pod alert names the pod's series row, not
 its generated name.
 """

@@ -9,8 +9,9 @@ executed intervention is recorded for the scorer and starts the persistence watc
 it acts on.
 
 Differs from the full simulator: only the calls the discrete remedies make exist here; a
-``submit_patch`` reverting a change builds unless it was reverted already
-(``deploys.revert_patch``).
+``submit_patch`` reverting a change builds unless it was reverted already or a later change still
+in the head meets its edits (``_conflicts``: the catalog's footprints, not a three-way merge of
+source text; ``deploys.revert_patch``).
 """
 
 from __future__ import annotations

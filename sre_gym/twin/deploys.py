@@ -9,10 +9,10 @@ earlier record. Every deploy is logged per service as ``list_changes`` would sho
 
 Differs from the full simulator: the repository head is not a source tree but what the twin needs
 of it (the defect changes it carries, oldest first, and the manifest's env); a revert patch applies and
-builds unless its record was reverted already (an empty diff; the full simulator's three-way merge
-can also refuse one when later commits touched the same lines) and clears the reverted change's
-defect; a commit's diff is taken to be non-empty
-(every catalog change has one).
+builds unless its record was reverted already (an empty diff) or a later change meets its edits
+(``calls._conflicts``, from the catalog's footprints where the full simulator merges source text)
+and clears the reverted change's defect; a commit's diff is taken to be non-empty (every catalog
+change has one).
 """
 
 from __future__ import annotations

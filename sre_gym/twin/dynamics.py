@@ -9,8 +9,12 @@ the mean over its ready slots.
 
 Differs from the full simulator: the offered load is propagated level by level down the (acyclic)
 call graph instead of solved with ``np.linalg.solve``, and means over pods are masked sums instead
-of ``w @ x`` products, so values agree to rounding (about 1e-15 relative), not bit for bit; all
-else is the same formula (tests/twin/conformance/test_dynamics.py).
+of ``w @ x`` products (BLAS, whose order of summation and fused multiply-adds no batched form
+reproduces), so values agree to rounding (about 1e-15 relative), not bit for bit; all else is the
+same formula (tests/twin/test_conformance.py). The rounding stays at that size except where a
+callee fails all but about 1e-12 of its calls: there the attempts ``(1 - f**tries) / (1 - f)``
+divide by ``1 - f``, computed with four significant digits, and the two engines' last-bit
+difference becomes one of 1e-5 to 1e-4; floored counts can then differ by one (docs/twin.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Slot lifecycle, ported from ``sim/pods.py:lifecycle`` over ``[E, D, C]`` slots.
 
-Differs from the full simulator: nothing in the transitions (tests/twin/conformance/test_pods.py);
+Differs from the full simulator: nothing in the transitions (tests/twin/test_conformance.py);
 pods are slots of their deployment's block rather than rows in creation order, so what the full
 simulator reads in row order the twin reads in creation order (``Pods.seq``).
 """

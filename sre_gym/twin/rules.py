@@ -14,8 +14,8 @@ entities they name, are known at compile time (``Compiled.columns``).
 
 Differs from the full simulator: the engine's selectors keep only the series with a sample in the
 range read; the twin keeps every series of the index and lets absent ones be absent (no result
-changes). ``rate`` and ``increase`` use the per-window kernel where the engine uses its shared-span
-kernel; the two agree to rounding.
+changes). ``rate`` and ``increase`` run the engine's span kernels (``promql/spanfuncs.py``), the
+other range functions its per-window ones, on the same samples.
 """
 
 from __future__ import annotations

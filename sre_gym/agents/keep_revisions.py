@@ -10,15 +10,26 @@ rollback. Keep therefore rolls back only with the deployment's described revisio
   (one keep rolled back, one a later ``Revert "..."`` undid), and never to one older than a fix or
   revert that landed before the change (that would bring the fixed defect back).
 It also remembers the revisions its own rollbacks and restarts created (the tool results name them),
-so that it neither mistakes them for a hand edit nor blames them later. Pure functions.
+so that it neither mistakes them for a hand edit nor blames them later, and it checks each of its
+rollbacks once the next reads are in: one that went over a fix or revert landing meanwhile (keep's
+reads are up to an invocation old) is undone at once, to the fix; one that left a service whose pods
+were fine crash-looping or not ready ``VERIFY_AFTER_S`` later is undone too. ``Rollbacks`` is mixed
+into ``sre_gym.agents.keep.KeepAgent`` and reads its state; the rest are pure functions.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from sre_gym.agents.keep_cues import parse_time
+from sre_gym.agents.base import call
+from sre_gym.agents.keep_cues import DEPLOYMENT_ALERTS, POD_ALERTS, Alert, parse_time
+from sre_gym.agents.keep_suspects import LAG_S, NEVER, PERSIST_S
+
+VERIFY_AFTER_S = 240  # keep checks that a rollback left the service's pods running this late...
+VERIFY_UNTIL_S = 600  # ...and no later
+WORSE_ALERTS = POD_ALERTS - {"CPUThrottlingHigh", "ContainerMemoryNearLimit"} | DEPLOYMENT_ALERTS
 
 _REVISION = re.compile(r"revision (\d+)")
 _DEPLOY = re.compile(r"^deploy ([0-9a-f]{7})")
@@ -87,3 +98,126 @@ def rollback_target(
         if created > best_t:
             best, best_t = h, created
     return int(best["revision"]) if best else None
+
+
+@dataclass
+class Action:
+    """A disruptive action keep took on a service (to check that it helped)."""
+
+    service: str
+    tool: str
+    t: float
+    incident: str
+    before: int | None  # the revision the service ran before it
+    sick: set[str]  # the service's worse-kind alerts firing when keep acted
+    seen: float  # when the reads it was decided on ran
+    undo: bool = False  # it undoes keep's own earlier action
+    after: int | None = None  # the revision it made
+    checked: bool = False
+
+
+def is_fix(change: dict[str, Any]) -> bool:
+    return str(change.get("title", "")).startswith("Revert")
+
+
+class Rollbacks:
+    """Safe rollback targets and the checks of keep's own rollbacks (mixed into ``KeepAgent``)."""
+
+    # the agent's state this reads and keeps (see KeepAgent.reset)
+    now: float
+    seen_until: float
+    pods: list[dict[str, Any]]
+    changes: dict[str, dict[str, Any]]
+    deployments: dict[str, dict[str, Any]]
+    history: dict[str, list[dict[str, Any]]]
+    described_at: dict[str, float]
+    want_describe: set[str]
+    touched: dict[str, float]
+    bad: set[str]
+    actions: list[Action]
+    pending: dict[int, Action]
+
+    def _rollback(self, incident: str, svc: str, ch: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rollback that undoes change ch of svc, or none (yet)."""
+        t, read = parse_time(ch.get("time")), self.described_at.get(svc, NEVER)
+        between = [
+            c
+            for c in self.changes.values()
+            if c["service"] == svc and read < parse_time(c["time"]) < t and c is not ch
+        ]
+        if read <= self.touched.get(svc, NEVER) or between:
+            # the history we hold may lack the revision before the change: read it first
+            self.want_describe.add(svc)
+            return []
+        cur = self.deployments.get(svc, {}).get("revision")
+        rev = rollback_target(
+            self.history.get(svc) or [],
+            cur,
+            ch,
+            self.bad | {str(ch.get("sha", ""))[:7]},
+            self._fixed_before(svc, t),
+            running=cur == ch.get("revision") or None,
+        )
+        if rev is None:
+            return []
+        return [call("rollback", deployment=svc, to_revision=rev, incident_id=incident)]
+
+    def _sick(self, svc: str, alerts: list[Alert]) -> set[str]:
+        return {a.name for a in alerts if a.firing and a.service == svc and a.name in WORSE_ALERTS}
+
+    def _undos(self, alerts: list[Alert]) -> list[dict[str, Any]]:
+        """Undo keep's own rollbacks that went over a fix landing meanwhile, or that left a
+        service whose pods were fine crash-looping or not ready."""
+        out = []
+        for x in self.actions:
+            if x.checked or x.undo or x.tool != "rollback" or self.seen_until <= x.t:
+                continue  # (nothing read since it ran)
+            hist = self.history.get(x.service) or []
+            cur = self.deployments.get(x.service, {}).get("revision")
+            if cur != x.after or self.now - x.t > VERIFY_UNTIL_S:
+                x.checked = True  # the service moved on, or it is too late to tell
+                continue
+            fixes = [
+                c
+                for c in self.changes.values()
+                if c["service"] == x.service and is_fix(c) and x.seen < parse_time(c["time"]) <= x.t
+            ]
+            to = max(fixes, key=lambda c: parse_time(c["time"]))["revision"] if fixes else None
+            late = self.now - x.t >= VERIFY_AFTER_S
+            if to is None and not x.sick and late and self._worse(x, alerts):
+                to = x.before
+            if to is None or entry(hist, to) is None:
+                continue
+            x.checked = True
+            c = call("rollback", deployment=x.service, to_revision=to, incident_id=x.incident)
+            self.pending[id(c)] = Action(
+                x.service, "rollback", self.now, x.incident, cur, set(), self.seen_until, True
+            )
+            self.touched[x.service] = self.now
+            self.bad.discard(cause_sha7(entry(hist, to).get("change_cause")) or "")
+            out.append(c)
+        return out
+
+    def _worse(self, x: Action, alerts: list[Alert]) -> bool:
+        """Do the service's current pods crash-loop or stay unready since keep's action x?"""
+        pods = {p["name"] for p in self.pods if p.get("status") != "Terminating"}
+        return any(
+            a.firing
+            and a.service == x.service
+            and a.name in WORSE_ALERTS
+            and a.t >= x.t + LAG_S
+            and a.lasted(self.now) >= 2 * PERSIST_S
+            and (a.pod is None or a.pod in pods)
+            for a in alerts
+        )
+
+    def _fixed_before(self, svc: str, t: float) -> float:
+        """When the last revert of svc before t landed (NEVER if none)."""
+        return max(
+            (
+                parse_time(c["time"])
+                for c in self.changes.values()
+                if c["service"] == svc and is_fix(c) and parse_time(c["time"]) < t
+            ),
+            default=NEVER,
+        )

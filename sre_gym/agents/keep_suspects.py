@@ -11,8 +11,10 @@ deployment signal, or with two kinds of symptom, or with one that lasted ``POD_P
 The causes: a node whose NotReady alert fired for ``NODE_DOWN_S`` (the kubelet flaps of a production
 namespace end before the alert fires), a NetworkPolicy that drops calls of the call graph, the
 latest change of a service that was healthy before it and turned abnormal on convincing evidence
-within ``DEPLOY_EFFECT_S`` (or that cannot reach a healthy callee since), a deployment scaled to
-zero, and a service whose pods misbehave without a change. ``Diagnosis`` is mixed into
+within ``DEPLOY_EFFECT_S`` (or that since cannot reach a callee which its other callers reach: when
+they all fail, the callee is the trouble, not one caller's change), a deployment scaled to
+zero, and a service whose pods misbehave without a change (errors alone are not that: no restart
+mends code). ``Diagnosis`` is mixed into
 ``sre_gym.agents.keep.KeepAgent`` and reads its state (topology, reads, keep's own actions).
 """
 
@@ -194,7 +196,8 @@ class Diagnosis:
 
     def _deploy_suspects(self, alerts: list[Alert], ctx: dict[str, Any]) -> list:
         """The latest change of each service, if the service was healthy before it and turned
-        abnormal on convincing evidence soon after it (or cannot reach a healthy callee)."""
+        abnormal on convincing evidence soon after it (or cannot reach a callee that looks healthy
+        and that its other callers reach)."""
         latest: dict[str, dict[str, Any]] = {}
         for ch in self.changes.values():
             svc, t = ch["service"], parse_time(ch["time"])
@@ -213,12 +216,18 @@ class Diagnosis:
             if any(a.end is None or a.end > t for a in before):
                 continue  # the service was sick before the change
             sig = self._signals(svc, alerts, t, t + DEPLOY_EFFECT_S, ctx)
-            cannot_reach = any(
-                a.client == svc
+            failing = {
+                a.server
+                for a in alerts
+                if a.client == svc
                 and a.server not in ctx["abnormal"]
                 and t <= a.t <= t + DEPLOY_EFFECT_S
                 and a.lasted(self.now) >= PERSIST_S
-                for a in alerts
+            }
+            # ...while the callee's other callers reach it (else the callee is the trouble)
+            cannot_reach = any(
+                not any(a.server == srv and a.client != svc and a.t >= t - LAG_S for a in alerts)
+                for srv in failing
             )
             if cannot_reach or (sig and self._convincing(svc, sig, ctx)):
                 art = ch["sha"]  # a drift's key is already service@revision

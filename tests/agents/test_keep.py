@@ -18,7 +18,10 @@ TOPOLOGY = {
         {
             "name": "frontend",
             "kind": "gateway",
-            "calls": [{"service": "checkoutservice", "dependency": "hard"}],
+            "calls": [
+                {"service": "checkoutservice", "dependency": "hard"},
+                {"service": "paymentservice", "dependency": "soft"},
+            ],
         },
         {
             "name": "checkoutservice",
@@ -341,6 +344,29 @@ def test_keep_undoes_its_rollback_when_a_fix_landed_just_before_it():
             "args": {"deployment": "paymentservice", "to_revision": 6, "incident_id": "INC-0001"},
         }
     ]
+
+
+def test_a_caller_that_cannot_reach_a_healthy_callee_since_its_deploy_is_rolled_back():
+    endpoint = {**DEPLOY, "sha": "9a" * 20, "service": "checkoutservice", "time": iso(T0 - 100)}
+
+    def world() -> World:
+        w = World(changes=[endpoint])
+        w.history["checkoutservice"].append(revision(5, T0 - 100, "9a" * 20))
+        return w
+
+    lost = alert(1, "DependencyCallErrors", T0, client="checkoutservice", server="paymentservice")
+    calls = [acting(c) for c in play(world(), [lost], 4)]
+    assert calls[1][0]["args"]["root_cause_services"] == ["checkoutservice"]
+    assert calls[1][0]["args"]["artifact"] == "9a" * 20
+    assert calls[2] == [
+        {
+            "tool": "rollback",
+            "args": {"deployment": "checkoutservice", "to_revision": 3, "incident_id": "INC-0001"},
+        }
+    ]
+    # every caller fails to reach paymentservice: the callee is the trouble, not checkout's deploy
+    also = alert(2, "DependencyCallErrors", T0, client="frontend", server="paymentservice")
+    assert all(acting(c) == [] for c in play(world(), [lost, also], 4))
 
 
 def test_a_node_down_gets_its_serving_pods_deleted_but_a_flap_does_not():

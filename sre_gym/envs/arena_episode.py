@@ -23,10 +23,25 @@ from sre_gym.sim.arena.world import MODEL_VERSION, RELEASE, ArenaWorld
 SAFE_STATEMENT_TIMEOUT_MS = 2000.0
 
 
+def ready_time(task: Task) -> int:
+    """When the agent's session starts: the task's own time, or once the warm-up is over and every
+    runtime leg has had 10 s to manifest (the episode-ready gate)."""
+    gate = max([task.load.warmup_s] + [int(f.arm_at_s) + 10 for f in task.faults])
+    return max(gate, int(task.ready_at_s or 0))
+
+
 def horizon(task: Task, ready_s: int) -> int:
-    """Seconds the world must cover: the agent window, alignment, soak, challenge and a margin."""
+    """Seconds the world must cover: the agent window, alignment, soak, challenge (a rolling
+    restart, the wait after it and the probe) and a margin."""
     p = task.load.period_s
-    return ready_s + task.budgets.agent_window_s + p * (task.load.soak_cycles + 3) + 120
+    ch = task.challenge
+    return (
+        ready_s
+        + task.budgets.agent_window_s
+        + p * (task.load.soak_cycles + 2)
+        + 240
+        + (ch.post_ready_wait_s + ch.probe_s)
+    )
 
 
 def next_checkpoint(cfg: dict[str, Any], t: int) -> int | None:
@@ -74,6 +89,9 @@ def finish(
         "agent_frozen": copy.deepcopy(boundary),
     }
     if ch.type == "database_checkpoint":
+        # the controller is restarted first, so the run comes from its stored schedule (Arena's
+        # challenge reads the protected schedule): a schedule set only at runtime is gone
+        world.restart("db-maintenance")
         nxt = next_checkpoint(world.config, end)
         dur = int(world.config.get("db-maintenance.duration_s", 0))
         b = nxt if nxt is not None else end
@@ -92,17 +110,18 @@ def finish(
             {"window": [b, b + max(dur, 1)], "boundary_s": b, "duration_s": dur, "pass": ok}
         )
     else:
+        t0 = end
         if ch.type == "fixed_restart":
-            world.restart(ch.target)
+            ready = int(world.restart(ch.target)["ready_s"])
+            t0 = max(ready, end) + ch.post_ready_wait_s
+            receipt["restart"] = {"target": ch.target, "at_s": end, "ready_s": ready}
         else:  # service_event_recurrence: the trigger fires again
             world.set_event(ch.target, True)
-        t1 = end + ch.probe_s
+        t1 = t0 + ch.probe_s
         world.advance_to(t1)
         snapshots["after_challenge"] = world.snapshot()
-        res = probe(_ev_arrays(world), world.lanes, end, t1, bands)
-        receipt.update(
-            {"window": [end, t1], "target": ch.target, "probe": res, "pass": res["pass"]}
-        )
+        res = probe(_ev_arrays(world), world.lanes, t0, t1, bands)
+        receipt.update({"window": [t0, t1], "target": ch.target, "probe": res, "pass": res["pass"]})
     t_end = int(world.now)
     decl = anchor if declared else None
     meta = {

@@ -28,12 +28,17 @@ def run(w, call):
         ({"tool": "sudo"}, "unknown tool"),
         ({"tool": "wait", "args": {"seconds": 0}}, "wait"),
         ({"tool": "wait", "args": []}, "args must be an object"),
-        ({"tool": "http_admin", "args": {"service": "x", "path": "/etc"}}, "path"),
+        ({"tool": "http_admin", "args": {"service": "x"}}, "path"),
     ],
 )
 def test_malformed_calls_are_refused(call, msg):
     with pytest.raises(T.ToolError, match=msg):
         T.parse(call)
+
+
+def test_an_unknown_admin_route_is_refused_with_the_routes_it_serves(world):
+    with pytest.raises(T.ToolError, match="serves /admin/config"):
+        run(world, {"tool": "http_admin", "args": {"service": "svc-auth", "path": "/etc"}})
 
 
 def test_durations():

@@ -13,9 +13,14 @@ Vectorised over seconds with numpy. The mechanisms:
   against the cap less the workers' persistent connections; the excess is refused.
 - grants and read-only mode: a hop without its privilege, or a write under ``read_only``, fails.
 - a queue Redis with ``maxmemory`` / eviction policy / ``min-replicas-to-write`` / ACL and a job
-  ledger (accepted, consumed, completed, lost).
-- pooled sessions that snapshot ``statement_timeout`` at connect: a statement running longer than
-  its session's timeout is cancelled.
+  ledger (accepted, consumed, completed, lost); the workers drain the backlog first in, first out
+  at their service rate, so a job's run waits behind the backlog and a backlog left by a fault
+  takes its own time to drain once the fault is gone.
+- pooled sessions with their own ``statement_timeout``: a statement running longer than its
+  session's timeout is cancelled.
+- a service that is down (a store restarting, a Deployment scaled to zero) fails what passes it;
+  a pool whose pods run different start-time settings (a rolling restart) serves each pod's share
+  of the traffic with that pod's pool.
 """
 
 from __future__ import annotations
@@ -92,20 +97,11 @@ class Segment:
     admitted: np.ndarray
     checkpoint: np.ndarray
     pool_wait: dict[str, np.ndarray]
+    backlog: np.ndarray
 
 
-def effective_timeout_ms(config: dict, role: str, db: str) -> float:
-    """Postgres precedence: role-in-database, then role, then database, then global (0 = none)."""
-    for key in (
-        f"postgres.statement_timeout@role={role},db={db}",
-        f"postgres.statement_timeout@role={role}",
-        f"postgres.statement_timeout@db={db}",
-        "postgres.statement_timeout",
-    ):
-        v = config.get(key)
-        if v is not None:
-            return float(v)
-    return 0.0
+def new_ledger() -> dict[str, float]:
+    return {"accepted": 0.0, "consumed": 0.0, "completed": 0.0, "lost": 0.0, "refused": 0.0}
 
 
 def checkpoint_mask(config: dict, secs: np.ndarray, epoch: int = 0) -> np.ndarray:
@@ -119,6 +115,36 @@ def checkpoint_mask(config: dict, secs: np.ndarray, epoch: int = 0) -> np.ndarra
     return pos < dur
 
 
+def _pool(
+    pname: str,
+    pool,
+    lam: np.ndarray,
+    hold: np.ndarray,
+    config: dict,
+    gens: list[tuple[float, dict]],
+    state: dict,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean wait seconds, refused share) of a pool whose pods may run different sizes: each
+    generation of pods gets its share of the traffic and of the stored total."""
+    if not gens:
+        gens = [(1.0, config)]
+    qs = state.setdefault("pool_q", {}).setdefault(pname, {})
+    wait = np.zeros_like(lam)
+    refused = np.zeros_like(lam)
+    keep = {}
+    for share, vals in gens:
+        size = vals.get(pool.size_key, config[pool.size_key])
+        over = vals.get(pool.overflow_key, config[pool.overflow_key])
+        cap = (int(size) + int(over)) * share
+        key = f"{int(size)}/{int(over)}"
+        w, r, qend = pool_queue(lam * share, hold, cap, pool.timeout_s, qs.get(key, 0.0))
+        keep[key] = qend
+        wait += share * w
+        refused += r
+    state["pool_q"][pname] = keep
+    return wait, np.where(lam > 0, refused / np.maximum(lam, 1e-9), 0.0)
+
+
 def simulate(
     sub: Substrate,
     lanes: list[str],
@@ -129,11 +155,16 @@ def simulate(
     events: dict[str, bool],
     magnitudes: dict[str, dict[str, float]],
     state: dict,
+    down: set[str] | frozenset[str] = frozenset(),
+    pool_gens: dict[str, list[tuple[float, dict]]] | None = None,
+    session_timeouts: np.ndarray | None = None,
+    workers: int = 0,
+    cold_hold_s: dict[str, np.ndarray] | None = None,
 ) -> Segment:
     """Simulate seconds ``secs`` (arrivals ``n`` [lanes, len(secs)]) under constant configuration.
 
-    ``state`` carries what outlives a window: pool backlogs, the job ledger and queue backlog,
-    session snapshots. It is updated in place."""
+    ``state`` carries what outlives a window: pool backlogs, the job ledger and queue backlog.
+    It is updated in place."""
     L, T = n.shape
     nf = n.astype(float)
     lat = np.zeros((L, T))
@@ -146,8 +177,8 @@ def simulate(
             lim = float(config.get(f"{svc}.admission_limit_rps", 0) or 0)
             if lim > 0:
                 admitted[i] = np.minimum(admitted[i], lim)
-            if int(config.get(f"{svc}.replicas", 1)) <= 0:
-                admitted[i] = 0.0
+            if svc in down:
+                fail[i] = 1.0  # attempted, refused: connection refused or no endpoints
     ckpt = checkpoint_mask(config, secs)
     writes = np.zeros(T)
     for i, name in enumerate(lanes):
@@ -165,20 +196,20 @@ def simulate(
             for st in sub.lanes[name].steps:
                 if st.kind == "pool" and st.target == pname:
                     h = st.hold_ms / 1000.0 + _event_pool_hold(pname, events, magnitudes)
+                    if not events.get(f"{pname}.read_consistency_strict", False):
+                        # a pod's cold cache sends its misses down the database path
+                        h = h + (cold_hold_s or {}).get(pname, 0.0)
                     h = h + (stall_s if st.write else 0.0)
                     lam += admitted[i]
                     hold_num += admitted[i] * h
         hold = np.where(lam > 0, hold_num / np.maximum(lam, 1e-9), 0.0)
-        cap = int(config[pool.size_key]) + int(config[pool.overflow_key])
-        q0 = state.setdefault("pool_q", {}).get(pname, 0.0)
-        wait, refused, qend = pool_queue(lam, np.maximum(hold, 1e-4), cap, pool.timeout_s, q0)
-        state["pool_q"][pname] = qend
+        gens = (pool_gens or {}).get(pname) or []
+        wait, refused = _pool(pname, pool, lam, np.maximum(hold, 1e-4), config, gens, state)
         pool_wait[pname] = np.where(lam > 0, wait, 0.0)
         pool_hold[pname] = hold
         for i, name in enumerate(lanes):
             if any(s.kind == "pool" and s.target == pname for s in sub.lanes[name].steps):
-                fail[i] = np.maximum(fail[i], np.where(lam > 0, refused / np.maximum(lam, 1e-9), 0))
-                pool_hold.setdefault(f"{pname}:{name}", hold)
+                fail[i] = np.maximum(fail[i], refused)
 
     # per-account connection caps (Little's law)
     accounts = {st.target for ln in sub.lanes.values() for st in ln.steps if st.kind == "db_conn"}
@@ -196,8 +227,7 @@ def simulate(
             if any(s.kind == "db_conn" and s.target == acct for s in sub.lanes[name].steps):
                 fail[i] = np.maximum(fail[i], refused_share)
 
-    redis_queue = _queue(sub, lanes, admitted, config, state)
-    timeout_ms = state.get("session_timeouts_ms")
+    q = _queue(sub, lanes, admitted, config, state, workers)
     for i, name in enumerate(lanes):
         lane = sub.lanes[name]
         base = np.full(T, lane.base_ms)
@@ -205,11 +235,9 @@ def simulate(
             if st.kind == "pool":
                 base += 1000.0 * (pool_hold[st.target] + pool_wait[st.target])
             elif st.kind == "redis":
-                hold = magnitudes.get(f"{st.target}.store_consistency_strict", {}).get(
-                    "redis_hold_ms", 0.0
-                )
-                on = events.get(f"{st.target}.store_consistency_strict", False)
-                base += st.ops * (sub.redis_op_ms + (hold if on else 0.0))
+                ev = f"{st.target}.store_consistency_strict"
+                hold = magnitudes.get(ev, {}).get("redis_hold_ms", 0.0)
+                base += st.ops * (sub.redis_op_ms + (hold if events.get(ev, False) else 0.0))
             elif st.kind == "db_conn":
                 base += st.hold_ms
                 grants = config.get(f"mariadb.grants.{st.target}", [])
@@ -220,11 +248,17 @@ def simulate(
             elif st.kind == "statement":
                 dur = st.hold_ms + st.contention_ms_per_rps * admitted[i]
                 base += dur
-                if timeout_ms is not None and len(timeout_ms):
-                    fail[i] = np.maximum(fail[i], _cancelled(dur, timeout_ms))
+                if session_timeouts is not None and len(session_timeouts):
+                    fail[i] = np.maximum(fail[i], _cancelled(dur, session_timeouts))
             elif st.kind == "enqueue":
                 base += sub.redis_op_ms
-                fail[i] = np.maximum(fail[i], redis_queue)
+                fail[i] = np.maximum(fail[i], q.refused)
+            elif st.kind == "job":
+                # a job's run: it waits behind the backlog, then runs; refused at enqueue, lost,
+                # or not done by the read-back deadline, it failed
+                base += 1000.0 * np.minimum(q.wait_s, sub.job_deadline_s) + sub.job_ms
+                fail[i] = np.maximum(fail[i], q.refused)
+                fail[i] = np.maximum(fail[i], (q.wait_s > sub.job_deadline_s).astype(float))
         lat[i] = base
     fail = np.clip(fail, 0.0, 1.0)
     p50 = lat * noise
@@ -232,7 +266,7 @@ def simulate(
     okf = admitted * (1.0 - fail)
     ok = np.floor(okf + 0.5)
     err = nf - ok
-    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait)
+    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog)
 
 
 def _event_pool_hold(pool: str, events: dict[str, bool], magnitudes: dict) -> float:
@@ -252,29 +286,38 @@ def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
     return out / len(timeouts_ms)
 
 
-def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
-    """Refused share of enqueues per second; updates the job ledger in ``state``."""
+@dataclass
+class QueueSeconds:
+    refused: np.ndarray  # refused share of the enqueues, per second
+    wait_s: np.ndarray  # how long a job enqueued that second waits before it runs
+    backlog: np.ndarray  # jobs queued at the end of each second
+
+
+def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> QueueSeconds:
+    """The queue Redis and its workers, second by second; updates the job ledger in ``state``."""
     T = admitted.shape[1]
     idx = [
         i for i, name in enumerate(lanes) if any(s.kind == "enqueue" for s in sub.lanes[name].steps)
     ]
     if not idx:
-        return np.zeros(T)
+        z = np.zeros(T)
+        return QueueSeconds(z, z, z)
     offered = admitted[idx].sum(axis=0)
-    led = state.setdefault(
-        "ledger", {"accepted": 0, "consumed": 0, "completed": 0, "lost": 0, "refused": 0}
-    )
+    led = state.setdefault("ledger", new_ledger())
     backlog = float(state.get("backlog", 0.0))
     maxmem = float(config.get("redis-queue.maxmemory_mb", 0) or 0)
     policy = config.get("redis-queue.maxmemory-policy", "noeviction")
     norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0  # no replica attached
     denied = set(config.get("redis-queue.acl.default.denied", []))
-    can_pop = not ({"blpop", "blmove", "brpop"} & denied)
-    rate = sub.worker_jobs_per_s if can_pop and not norep else 0.0
+    # a worker takes jobs with a blocking pop, a write: NOREPLICAS refuses it too
+    can_pop = not ({"blpop", "blmove", "brpop"} & denied) and not norep
+    rate = workers * 1000.0 / sub.job_ms if can_pop else 0.0
     job_mb = sub.job_kb / 1024.0
     refused = np.zeros(T)
+    wait = np.zeros(T)
+    left = np.zeros(T)
     for s in range(T):
-        new = offered[s]
+        new = float(offered[s])
         if norep:
             acc = 0.0
         elif maxmem > 0:
@@ -286,10 +329,12 @@ def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
                 cap = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb)
                 if backlog + new > cap:
                     led["lost"] += backlog + new - cap
-                    backlog = cap - new
+                    backlog = max(0.0, cap - new)
         else:
             acc = new
         refused[s] = new - acc
+        # first in, first out: this second's jobs run after the backlog ahead of them
+        wait[s] = (backlog + 0.5 * acc) / rate if rate > 0 else float("inf")
         backlog += acc
         led["accepted"] += acc
         led["refused"] += new - acc
@@ -297,5 +342,7 @@ def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
         backlog -= c
         led["consumed"] += c
         led["completed"] += c
+        left[s] = backlog
     state["backlog"] = backlog
-    return np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
+    share = np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
+    return QueueSeconds(share, wait, left)

@@ -17,12 +17,22 @@ def pool_stats(w: Any, service: str) -> dict[str, Any]:
     p = w.sub.pools[service]
     t0 = max(0, w.now - 60)
     wait = w.rec_pool_wait[service][t0 : w.now]
+    running = [
+        {
+            "share_of_pods": round(share, 2),
+            "pool_size": vals.get(p.size_key, w.config[p.size_key]),
+            "max_overflow": vals.get(p.overflow_key, w.config[p.overflow_key]),
+        }
+        for share, vals in w.pods.generations(service)
+    ]
     return {
         "pool_size": w.config[p.size_key],
         "max_overflow": w.config[p.overflow_key],
+        "running": running,
+        "rollout": w.pods.snapshot().get(service),
         "checkout_timeout_s": p.timeout_s,
         "wait_ms_max_60s": round(float(wait.max()) * 1000 if len(wait) else 0.0, 1),
-        "waiting_now": round(float(w.state.get("pool_q", {}).get(service, 0.0)), 1),
+        "waiting_now": round(sum(w.state.get("pool_q", {}).get(service, {}).values()), 1),
     }
 
 
@@ -103,7 +113,7 @@ def log_lines(w: Any, service: str, window_s: int) -> list[str]:
         ck = w.rec_ckpt[t0:t1]
         starts = np.flatnonzero(ck & ~np.concatenate([[False], ck[:-1]])) + t0 if len(ck) else []
         lines += [f"INFO maintenance run started t={int(s)}s: CHECKPOINT" for s in starts]
-    if service == "redis-queue" and w.sub.worker_jobs_per_s:
+    if service == "redis-queue" and w.sub.worker_procs:
         denied = cfg.get("redis-queue.acl.default.denied", [])
         for c in ("blpop", "brpop", "blmove"):
             if c in denied:

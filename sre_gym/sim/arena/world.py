@@ -2,8 +2,15 @@
 
 The env talks to it through a small interface only: ``advance_to``, ``records``, ``snapshot`` and
 the operations (``read_*`` and the interventions). It knows nothing of the env, the tools or the
-grader. All randomness is drawn at construction from the counter-based ``rng`` streams, so reads
-never perturb the world and the same (task, seed) always gives the same run.
+grader. All randomness comes from the counter-based ``rng`` streams (drawn at construction, or keyed
+by a service's rollout number), so reads never perturb the world and the same (task, seed, actions)
+always give the same run.
+
+Two layers of configuration, as in the real systems: ``config`` is what runs (a Redis ``CONFIG
+SET``, a MariaDB ``SET GLOBAL``, the application services' settings) and ``persisted`` is what a
+restart reads back (redis.conf after ``CONFIG REWRITE``, postgresql.auto.conf after ``ALTER
+SYSTEM``, a Deployment's ConfigMap). A restart puts the service's running settings back to what
+is persisted, so a repair made only at runtime is lost on it.
 """
 
 from __future__ import annotations
@@ -18,12 +25,12 @@ from sre_gym.catalogs.arena.schema import Task
 from sre_gym.rng import Streams
 from sre_gym.sim.arena import dynamics, views
 from sre_gym.sim.arena.load import arrivals, noise, phases, rates
+from sre_gym.sim.arena.pods import Deployments
+from sre_gym.sim.arena.sessions import Sessions
 
-MODEL_VERSION = "arena-sim/2"  # bump when the dynamics change: it is in the calibration fingerprint
+MODEL_VERSION = "arena-sim/3"  # bump when the dynamics change: it is in the calibration fingerprint
 RELEASE = "incident-arena-r1"
-# keys a plain restart of the owning service resets to their persisted value (runtime settings)
-RUNTIME_PREFIXES = ("mariadb.", "postgres.", "redis-queue.", "redis-cache.", "redis.")
-STATEFUL_OUTAGE_S = 10
+DEFAULT_OUTAGE_S = 10
 
 
 class WorldError(ValueError):
@@ -46,19 +53,24 @@ class ArenaWorld:
         self.rec = {k: z.copy() for k in ("ok", "err", "p50", "p99", "admitted")}
         self.rec_ckpt = np.zeros(self.horizon, dtype=bool)
         self.rec_pool_wait = {p: np.zeros(self.horizon) for p in self.sub.pools}
+        self.rec_backlog = np.zeros(self.horizon)
         self.config: dict[str, Any] = copy.deepcopy(self.sub.config)
         self.config.update(copy.deepcopy(self.sub.harmless))
         self.persisted: dict[str, Any] = copy.deepcopy(self.config)
         self.events: dict[str, bool] = {e: False for e in self.sub.events}
-        self.magnitudes: dict[str, dict[str, float]] = {}
+        self.magnitudes: dict[str, dict[str, float]] = {
+            e: dict(v) for e, v in self.sub.event_costs.items()
+        }
         self.state: dict[str, Any] = {}
         self.counters = {"flushall": 0, "restarts": [], "terminated": 0}
         self.now = 0
         self._timed: list[tuple[float, int, str, bool]] = []  # (t, order, event, active)
         self._outage: dict[str, int] = {}
         self.faults = faults
-        self.cache_run_id = self.streams.gen("arena:runid").integers(1 << 40)
-        self._sessions_connect(0)
+        self.cache_run_id = int(self.streams.gen("arena:runid").integers(1 << 40))
+        self.pods = Deployments(self.sub, self.streams, self.config)
+        self.sessions = Sessions(self.sub)
+        self.sessions.connect(0, self.config)
         if faults:
             self._arm()
 
@@ -66,27 +78,38 @@ class ArenaWorld:
     def _arm(self) -> None:
         for leg in self.task.faults:
             if leg.event:
-                self.magnitudes[leg.event] = {k: float(v) for k, v in leg.params.items()}
+                self.magnitudes[leg.event] = {
+                    **self.magnitudes.get(leg.event, {}),
+                    **{k: float(v) for k, v in leg.params.items()},
+                }
             if leg.arm_at_s <= 0:
                 self._inject(leg)
             else:
                 self._timed.append((leg.arm_at_s, len(self._timed), f"leg:{leg.id}", True))
         for ev in self.task.load.events:
             if ev.params:
-                self.magnitudes.setdefault(ev.name, {k: float(v) for k, v in ev.params.items()})
+                self.magnitudes[ev.name] = {
+                    **self.magnitudes.get(ev.name, {}),
+                    **{k: float(v) for k, v in ev.params.items()},
+                }
             if ev.at_s is not None:
                 self._timed.append((ev.at_s, len(self._timed), ev.name, ev.active))
 
     def _inject(self, leg) -> None:
         for k, v in leg.injected.items():
             self.config[k] = copy.deepcopy(v)
-            if leg.tier == "config" or leg.mechanism == "role_db_statement_timeout":
+            # a configuration fault is in the deployed values; a runtime one only in the process
+            if leg.tier == "config" or "@" in k or ".grants." in k:
                 self.persisted[k] = copy.deepcopy(v)
+        if leg.tier == "config":
+            # the faulty values were there when the pods started
+            for svc in {k.split(".", 1)[0] for k in leg.injected}:
+                self.pods.reseed(svc, self.persisted)
         if leg.event:
             self.events[leg.event] = True
         if leg.mechanism == "role_db_statement_timeout":
             # the fault job recycles the app's sessions so the setting manifests (then is scrubbed)
-            self._sessions_connect(self.now)
+            self.sessions.connect(self.now, self.config)
 
     def declare(self, t: float) -> None:
         """Arm the declaration-anchored re-triggers."""
@@ -104,8 +127,19 @@ class ArenaWorld:
             for x in sorted(due):
                 self._timed.remove(x)
                 self._fire(x)
-            nxt = min([int(np.ceil(x[0])) for x in self._timed if x[0] > self.now] + [t])
-            nxt = min(nxt, *[u for u in self._outage.values() if u > self.now], t)
+            self.pods.advance(self.now)
+            self.sessions.recycle(self.now, self.config)
+            for s, until in list(self._outage.items()):
+                if until <= self.now:
+                    del self._outage[s]
+                    if s == "postgres":
+                        self.sessions.connect(self.now, self.config)  # the app reconnects
+            cands = [int(np.ceil(x[0])) for x in self._timed if x[0] > self.now]
+            cands += [u for u in self._outage.values() if u > self.now]
+            for nxt in (self.pods.next_change(self.now), self.sessions.next_expiry(self.now)):
+                if nxt is not None and nxt > self.now:
+                    cands.append(nxt)
+            nxt = min([*cands, t])
             self._segment(self.now, max(nxt, self.now + 1))
             self.now = max(nxt, self.now + 1)
 
@@ -117,24 +151,39 @@ class ArenaWorld:
         else:
             self.events[name] = active
 
+    def down(self) -> set[str]:
+        """Services that serve nothing now: a store restarting, a Deployment scaled to zero."""
+        out = set(self._outage)
+        for svc in self.sub.services:
+            if int(self.config.get(f"{svc}.replicas", 1)) <= 0:
+                out.add(svc)
+        return out
+
     def _segment(self, t0: int, t1: int) -> None:
         sl = slice(t0, t1)
-        cfg = self.config
-        down = [s for s, until in self._outage.items() if until > t0]
-        if down:
-            cfg = dict(cfg)
-            for s in down:
-                cfg[f"{s}.replicas"] = 0
+        gens = {p: self.pods.generations(p) for p in self.sub.pools}
+        secs = np.arange(t0, t1)
+        cold = {
+            svc: c.pool_hold_ms
+            / 1000.0
+            * self.pods.cold_share(svc, secs, float(self.config.get(c.ttl_key, 0) or 0))
+            for svc, c in self.sub.cold_cache.items()
+        }
         seg = dynamics.simulate(
             self.sub,
             self.lanes,
             self.n[:, sl],
             self.noise[:, sl],
-            np.arange(t0, t1),
-            cfg,
+            secs,
+            self.config,
             self.events,
             self.magnitudes,
             self.state,
+            down=self.down(),
+            pool_gens=gens,
+            session_timeouts=self.sessions.timeouts_ms(self.config),
+            workers=self._workers(),
+            cold_hold_s=cold,
         )
         self.rec["ok"][:, sl] = seg.ok
         self.rec["err"][:, sl] = seg.err
@@ -142,50 +191,27 @@ class ArenaWorld:
         self.rec["p99"][:, sl] = seg.p99
         self.rec["admitted"][:, sl] = seg.admitted
         self.rec_ckpt[sl] = seg.checkpoint
+        self.rec_backlog[sl] = seg.backlog
         for p, w in seg.pool_wait.items():
             self.rec_pool_wait[p][sl] = w
 
-    # ------------------------------------------------------------------ sessions
-    def _sessions_connect(self, t: float, only: np.ndarray | None = None) -> None:
-        k = self.sub.app_sessions
-        if k <= 0:
-            self.state["session_timeouts_ms"] = None
-            return
-        tmo = dynamics.effective_timeout_ms(self.config, self.sub.app_role, self.sub.app_db)
-        cur = self.state.get("session_timeouts_ms")
-        if cur is None or only is None:
-            self.state["session_timeouts_ms"] = np.full(k, tmo)
-            self.state["session_started"] = np.full(k, float(t))
-            self.state["session_pid"] = 1000 + np.arange(k) + 100 * int(t)
-        else:
-            self.state["session_timeouts_ms"][only] = tmo
-            self.state["session_started"][only] = float(t)
-            self.state["session_pid"][only] = 1000 + np.flatnonzero(only) + 100 * int(t)
+    def _workers(self) -> int:
+        if "worker-long" in self.down():
+            return 0
+        return self.sub.worker_procs * int(self.config.get("worker-long.replicas", 0))
 
     # ------------------------------------------------------------------ reads
     def snapshot(self) -> dict[str, Any]:
-        """The guarded state as the verifier reads it (config, events, ledger, counters)."""
-        sess = []
-        if self.state.get("session_timeouts_ms") is not None:
-            for pid, t0, tmo in zip(
-                self.state["session_pid"],
-                self.state["session_started"],
-                self.state["session_timeouts_ms"],
-                strict=True,
-            ):
-                sess.append(
-                    {
-                        "pid": int(pid),
-                        "role": self.sub.app_role,
-                        "backend_start_s": float(t0),
-                        "statement_timeout_ms": float(tmo),
-                    }
-                )
+        """The guarded state as the verifier reads it (running and stored configuration, events,
+        pods, ledger, counters, sessions)."""
         led = {k: round(float(v), 3) for k, v in self.state.get("ledger", {}).items()}
         return {
             "t": int(self.now),
             "config": copy.deepcopy(self.config),
+            "persisted": copy.deepcopy(self.persisted),
             "events": dict(self.events),
+            "pods": self.pods.snapshot(),
+            "down": sorted(self.down()),
             "ledger": led,
             "backlog": round(float(self.state.get("backlog", 0.0)), 3),
             "counters": {
@@ -194,7 +220,7 @@ class ArenaWorld:
                 "terminated": self.counters["terminated"],
             },
             "cache_run_id": int(self.cache_run_id),
-            "sessions": sess,
+            "sessions": self.sessions.snapshot(self.config),
         }
 
     def lane_stats(self, t0: int, t1: int) -> dict[str, dict[str, float]]:
@@ -226,14 +252,45 @@ class ArenaWorld:
     def log_lines(self, service: str, window_s: int) -> list[str]:
         return views.log_lines(self, service, window_s)
 
+    def admin_routes(self, service: str) -> dict[str, Any]:
+        """Admin routes beyond config, event and stats that ``service`` serves."""
+        return {}
+
+    def promql(self, query: str, range_s: int | None, step_s: int) -> Any:
+        raise WorldError("no metrics store on this substrate")
+
+    def shell(self, pod: str, command: str) -> Any:
+        raise WorldError(f"no shell is open on pod {pod!r}")
+
+    def read_source(self, service: str, path: str | None) -> Any:
+        raise WorldError(f"no source tree for {service}")
+
+    def edit_source(self, service: str, path: str, find: str, replace: str) -> Any:
+        raise WorldError(f"no source tree for {service}")
+
+    def rebuild(self, service: str) -> Any:
+        raise WorldError(f"{service} has no build pipeline here")
+
+    def resequence(self, channel: str | None) -> Any:
+        raise WorldError("no message sequences on this substrate")
+
     # ------------------------------------------------------------------ interventions
-    def set_config(self, key: str, value: Any, persist: bool = True) -> tuple[Any, Any]:
+    def set_config(
+        self, key: str, value: Any, persist: bool = True, running: bool = True
+    ) -> tuple[Any, Any]:
+        """Change a setting: the running value, the stored one, or both. A stored change to a
+        setting a process reads at start rolls its Deployment."""
         if key not in self.config:
             raise WorldError(f"unknown setting {key!r}")
         old = copy.deepcopy(self.config[key])
-        self.config[key] = copy.deepcopy(value)
+        if running:
+            self.config[key] = copy.deepcopy(value)
         if persist:
+            changed = self.persisted.get(key) != value
             self.persisted[key] = copy.deepcopy(value)
+            svc = key.split(".", 1)[0]
+            if changed and key in self.sub.start_keys and svc in self.pods.deps:
+                self._roll(svc)
         return old, value
 
     def add_scoped(self, key: str, value: Any, persist: bool = True) -> tuple[Any, Any]:
@@ -249,6 +306,26 @@ class ArenaWorld:
                 self.persisted[key] = value
         return old, value
 
+    def persist(self, prefix: str) -> list[str]:
+        """Write the running settings under ``prefix`` to the stored configuration (CONFIG
+        REWRITE, ACL SAVE). Returns the keys whose stored value changed."""
+        out = []
+        for k, v in self.config.items():
+            if k.startswith(prefix) and self.persisted.get(k) != v:
+                self.persisted[k] = copy.deepcopy(v)
+                out.append(k)
+        return out
+
+    def reload(self, prefix: str) -> list[str]:
+        """Apply the stored global settings under ``prefix`` to the running server
+        (pg_reload_conf). Scoped settings (role, database) are applied at session start."""
+        out = []
+        for k, v in self.persisted.items():
+            if k.startswith(prefix) and "@" not in k and self.config.get(k) != v:
+                self.config[k] = copy.deepcopy(v)
+                out.append(k)
+        return out
+
     def set_event(self, name: str, active: bool) -> tuple[bool, bool]:
         if name not in self.events:
             raise WorldError(f"unknown event {name!r}")
@@ -257,67 +334,54 @@ class ArenaWorld:
         return old, bool(active)
 
     def terminate_sessions(self, role: str | None = None, pid: int | None = None) -> int:
-        pids = self.state.get("session_pid")
-        if pids is None:
-            return 0
-        mask = np.ones(len(pids), dtype=bool)
-        if pid is not None:
-            mask = pids == int(pid)
-        elif role is not None and role != self.sub.app_role:
-            mask[:] = False
-        n = int(mask.sum())
-        if n:
-            self._sessions_connect(self.now, only=mask)  # the app's pool reconnects at once
-            self.counters["terminated"] += n
+        n = self.sessions.terminate(self.now, self.config, role=role, pid=pid)
+        self.counters["terminated"] += n
         return n
 
     def flushall(self, service: str) -> None:
         self.counters["flushall"] += 1
         if service == "redis-queue":
-            led = self.state.setdefault(
-                "ledger", {"accepted": 0, "consumed": 0, "completed": 0, "lost": 0, "refused": 0}
-            )
-            led["lost"] += float(self.state.get("backlog", 0.0))
-            self.state["backlog"] = 0.0
+            self._lose_backlog()
         else:
             self.cache_run_id ^= 0x5A5A
 
-    def restart(self, service: str) -> None:
+    def _lose_backlog(self) -> None:
+        led = self.state.setdefault("ledger", dynamics.new_ledger())
+        led["lost"] += float(self.state.get("backlog", 0.0))
+        self.state["backlog"] = 0.0
+
+    def _roll(self, svc: str) -> list[int]:
+        return self.pods.roll(svc, self.now, self.persisted)
+
+    def restart(self, service: str) -> dict[str, Any]:
+        """Restart a service. An application service rolls pod by pod and comes up from the
+        stored configuration (its switches live in the config broker and survive); a store
+        refuses connections for a while and comes back with its stored settings (the queue Redis
+        keeps its jobs through its append-only file; the cache Redis comes back empty). Returns
+        when it is ready."""
         if service not in self.sub.services:
             raise WorldError(f"unknown service {service!r}")
         self.counters["restarts"].append({"service": service, "t": int(self.now)})
-        for p in self.sub.pools:
-            if p == service:
-                self.state.setdefault("pool_q", {})[p] = 0.0
         prefix = f"{service}."
-        db = {"postgres", "mariadb", "redis", "redis-queue", "redis-cache"}
-        if service in db:
-            for k in list(self.config):
-                if k.startswith(prefix):
-                    if k in self.persisted:
-                        self.config[k] = copy.deepcopy(self.persisted[k])
-                    else:
-                        self.config.pop(k)
-            self._outage[service] = self.now + STATEFUL_OUTAGE_S
-            if service == "redis-queue":
-                self.flushall_on_restart()
-        if (
-            service in self.sub.services
-            and self.sub.app_sessions
-            and service
-            in (
-                "api",
-                "postgres",
-            )
-        ):
-            self._sessions_connect(self.now)
-
-    def flushall_on_restart(self) -> None:
-        led = self.state.setdefault(
-            "ledger", {"accepted": 0, "consumed": 0, "completed": 0, "lost": 0, "refused": 0}
-        )
-        led["lost"] += float(self.state.get("backlog", 0.0))
-        self.state["backlog"] = 0.0
+        for k in list(self.config):
+            if k.startswith(prefix) and "@" not in k and k in self.persisted:
+                self.config[k] = copy.deepcopy(self.persisted[k])
+        if service in self.pods.deps:
+            ready = self._roll(service)
+            if service in ("api",) and self.sub.app_sessions:
+                self.sessions.connect(self.now, self.config)
+            return {"ready_s": max(ready)}
+        outage = int(self.sub.store_outage_s.get(service, DEFAULT_OUTAGE_S))
+        self._outage[service] = self.now + outage
+        pool_q = self.state.get("pool_q", {})
+        if service == "postgres":
+            for p in pool_q:
+                pool_q[p] = {}
+        if service == "redis-queue" and self.persisted.get("redis-queue.appendonly") != "yes":
+            self._lose_backlog()
+        if service == "redis-cache":
+            self.cache_run_id ^= 0x3C3C
+        return {"ready_s": self.now + outage}
 
 
 def _wq(values: np.ndarray, weights: np.ndarray, q: float) -> float:

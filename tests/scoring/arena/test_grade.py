@@ -31,7 +31,10 @@ def _evidence(task_id, name, seed=0):
         ("arena-008", "unsafe_offset", "off_permitted_list", "past_bound"),
         ("arena-013", "half_fix_A", "planted_cause_left", "planted"),
         ("arena-001", "flushall", "off_permitted_list", "forbidden_op"),
-        ("arena-006", "scope_only", "planted_cause_left", "damage_left"),
+        # the sessions still run the planted timeout until they turn over (600 s): the soak
+        # starts first, and they turn over before it ends
+        ("arena-006", "scope_only", "declared_too_early", None),
+        ("arena-006", "terminate_only", "planted_cause_left", "planted"),
     ],
 )
 def test_failure_classes(task, policy, cls, sub):

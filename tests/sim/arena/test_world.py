@@ -46,11 +46,11 @@ def test_sessions_snapshot_the_timeout_at_connect():
     w = ArenaWorld(load_task("arena-006"), 0, 200)
     w.advance_to(40)
     key = "postgres.statement_timeout@role=saleor_app,db=saleor"
-    assert set(w.state["session_timeouts_ms"]) == {150.0}
+    assert set(w.sessions.timeouts_ms(w.config)) == {150.0}
     w.add_scoped(key, None)
-    assert set(w.state["session_timeouts_ms"]) == {150.0}  # pooled sessions keep it
+    assert set(w.sessions.timeouts_ms(w.config)) == {150.0}  # pooled sessions keep it
     assert w.terminate_sessions(role="saleor_app") == 8
-    assert set(w.state["session_timeouts_ms"]) == {0.0}
+    assert set(w.sessions.timeouts_ms(w.config)) == {0.0}
 
 
 def test_an_evicting_queue_loses_jobs_and_noeviction_refuses_them():

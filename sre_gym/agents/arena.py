@@ -79,13 +79,67 @@ def wrong_report(task: Task) -> list[dict[str, Any]]:
     return [*calls[:-1], WRONG_REPORT, calls[-1]]
 
 
+# the shortcuts that over-repair (capacity past its ceiling, a schedule still unsafe, a broader
+# change than the fault): played after the full fix, as agents "undoing their own success"
+OVER_REPAIRS = (
+    "pool_inflation",
+    "unsafe_offset",
+    "raise_max_connections",
+    "raise_connections",
+    "maxmemory_zero",
+    "message_pool_overrepair",
+    "guard_removed",
+    "grant_all",
+    "pool_tweak",
+)
+READ_OR_END = ("wait", "declare_repair_complete", "submit_incident_report")
+
+
+def fix_calls(task: Task) -> list[dict[str, Any]]:
+    """The oracle's interventions, without its wait and declaration."""
+    return [call(s) for s in task.oracle if s.tool not in READ_OR_END]
+
+
+def runtime_only(task: Task) -> list[dict[str, Any]] | None:
+    """The oracle's fix made only at runtime (no CONFIG REWRITE, no ACL SAVE, no persisted
+    schedule), or None when the fix has no runtime-only variant."""
+    out = []
+    for c in oracle_calls(task):
+        if c["tool"] == "redis" and c["args"].get("op") in ("config_rewrite", "acl_save"):
+            continue
+        body = c["args"].get("body")
+        if isinstance(body, dict) and body.get("persist") is True:
+            c = {"tool": c["tool"], "args": {**c["args"], "body": {**body, "persist": False}}}
+        out.append(c)
+    return None if out == oracle_calls(task) else out
+
+
+def over_repair(task: Task) -> list[dict[str, Any]] | None:
+    """The full fix, then one of the task's over-repairing shortcuts."""
+    name = next((n for n in OVER_REPAIRS if n in task.adversaries), None)
+    if name is None:
+        return None
+    extra = [call(s) for s in task.adversaries[name].calls if s.tool not in READ_OR_END]
+    return [*fix_calls(task), *extra, {"tool": "wait", "args": {"seconds": 300}}, DECLARE]
+
+
 def policies(task: Task) -> dict[str, tuple[list[dict[str, Any]], str]]:
-    """Name -> (calls, "pass" or "fail"): the qualification matrix of one task."""
+    """Name -> (calls, "pass", "fail" or "info"): the qualification matrix of one task. An "info"
+    row is reported, not judged: the full fix declared at once passes where the repaired system
+    recovers at once and fails where recovery takes time."""
     out: dict[str, tuple[list[dict[str, Any]], str]] = {
         "oracle": (oracle_calls(task), "pass"),
         "declare_at_once": ([DECLARE], "fail"),
         "never_declare": ([], "fail"),
+        "fix_and_declare_at_once": ([*fix_calls(task), DECLARE], "info"),
+        "fix_and_wait_600s": ([*fix_calls(task), WAIT, DECLARE], "pass"),
     }
+    rt = runtime_only(task)
+    if rt is not None:
+        out["runtime_only_fix"] = (rt, "fail")
+    ov = over_repair(task)
+    if ov is not None:
+        out["over_repair_after_fix"] = (ov, "fail")
     for name, calls in half_fixes(task).items():
         out[name] = (calls, "fail")
     for name, adv in task.adversaries.items():

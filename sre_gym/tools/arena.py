@@ -568,6 +568,10 @@ def _redis(world: Any, a: Redis):
     if a.op == "info":
         return world.redis_info(a.service), None
     if a.op == "flushall":
+        if "flushall" in cfg.get(f"{pre}acl.{a.user}.denied", []):
+            raise ToolError(
+                f"NOPERM User {a.user} has no permissions to run the 'flushall' command"
+            )
         world.flushall(a.service)
         return {"ok": True}, _rec("flushall", [f"flushall:{a.service}"])
     if a.op == "config_rewrite":

@@ -286,6 +286,16 @@ def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
     return out / len(timeouts_ms)
 
 
+def queue_rate(sub: Substrate, config: dict, workers: int) -> float:
+    """Jobs a second the workers take off the queue. A worker takes a job with a blocking pop,
+    which the queue's ACL may deny, and which is a write NOREPLICAS refuses."""
+    denied = set(config.get("redis-queue.acl.default.denied", []))
+    norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0
+    if {"blpop", "blmove", "brpop"} & denied or norep or sub.job_ms <= 0:
+        return 0.0
+    return workers * 1000.0 / sub.job_ms
+
+
 @dataclass
 class QueueSeconds:
     refused: np.ndarray  # refused share of the enqueues, per second
@@ -308,10 +318,7 @@ def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> Queu
     maxmem = float(config.get("redis-queue.maxmemory_mb", 0) or 0)
     policy = config.get("redis-queue.maxmemory-policy", "noeviction")
     norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0  # no replica attached
-    denied = set(config.get("redis-queue.acl.default.denied", []))
-    # a worker takes jobs with a blocking pop, a write: NOREPLICAS refuses it too
-    can_pop = not ({"blpop", "blmove", "brpop"} & denied) and not norep
-    rate = workers * 1000.0 / sub.job_ms if can_pop else 0.0
+    rate = queue_rate(sub, config, workers)
     job_mb = sub.job_kb / 1024.0
     refused = np.zeros(T)
     wait = np.zeros(T)

@@ -195,6 +195,14 @@ class ArenaWorld:
         for p, w in seg.pool_wait.items():
             self.rec_pool_wait[p][sl] = w
 
+    def _queue_wait(self) -> float | None:
+        """How long a job enqueued now would wait behind the backlog (None: nothing runs)."""
+        backlog = float(self.state.get("backlog", 0.0))
+        rate = dynamics.queue_rate(self.sub, self.config, self._workers())
+        if rate <= 0:
+            return None if backlog > 0 else 0.0
+        return round(backlog / rate, 3)
+
     def _workers(self) -> int:
         if "worker-long" in self.down():
             return 0
@@ -214,6 +222,7 @@ class ArenaWorld:
             "down": sorted(self.down()),
             "ledger": led,
             "backlog": round(float(self.state.get("backlog", 0.0)), 3),
+            "queue_wait_s": self._queue_wait(),
             "counters": {
                 "flushall": self.counters["flushall"],
                 "restarts": list(self.counters["restarts"]),

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from sre_gym.bundle.evidence import Evidence
-from sre_gym.catalogs.arena import RECEIPTS, load_substrate
+from sre_gym.catalogs.arena import RECEIPTS, RESTARTS, load_substrate
 from sre_gym.catalogs.arena.schema import Task
-from sre_gym.scoring.arena.grade import checkpoint_run, probe
+from sre_gym.scoring.arena.grade import BURST_WRITES, burst_unique, checkpoint_run, probe
 from sre_gym.sim.arena.load import cycle_start_at_or_after
 from sre_gym.sim.arena.world import MODEL_VERSION, RELEASE, ArenaWorld
 
@@ -111,7 +111,7 @@ def finish(
         )
     else:
         t0 = end
-        if ch.type == "fixed_restart":
+        if ch.type in RESTARTS:
             ready = int(world.restart(ch.target)["ready_s"])
             t0 = max(ready, end) + ch.post_ready_wait_s
             receipt["restart"] = {"target": ch.target, "at_s": end, "ready_s": ready}
@@ -121,9 +121,17 @@ def finish(
         world.advance_to(t1)
         snapshots["after_challenge"] = world.snapshot()
         res = probe(_ev_arrays(world), world.lanes, t0, t1, bands)
-        receipt.update({"window": [t0, t1], "target": ch.target, "probe": res, "pass": res["pass"]})
+        ok = res["pass"]
+        if ch.type == "concurrent_sequence":
+            # barrier-synchronised writes to one channel: unique numbers only from an atomic
+            # sequencer, as the restarted service runs it
+            unique = burst_unique(snapshots["after_challenge"])
+            receipt["burst"] = {"writes": BURST_WRITES, "channel": "C01", "unique": unique}
+            ok = ok and unique
+        receipt.update({"window": [t0, t1], "target": ch.target, "probe": res, "pass": ok})
     t_end = int(world.now)
     decl = anchor if declared else None
+    sub = load_substrate(task.substrate)
     meta = {
         "task": task.id,
         "seed": int(seed),
@@ -138,8 +146,8 @@ def finish(
         if declared
         else "window_elapsed_soak_complete",
         "safe_statement_timeout_ms": SAFE_STATEMENT_TIMEOUT_MS,
+        "search_fresh_s": sub.messages.search_fresh_s if sub.messages else None,
     }
-    sub = load_substrate(task.substrate)
     artifacts = {
         "task.json": task.model_dump(mode="json", by_alias=True),
         "meta.json": meta,

@@ -54,6 +54,7 @@ class DbAdmin(Args):
         "revoke",
         "terminate_backend",
         "resequence",
+        "delete_duplicates",
     ]
     name: str | None = None
     value: Any = None
@@ -62,6 +63,9 @@ class DbAdmin(Args):
     account: str | None = None
     privilege: str | None = None
     pid: int | None = None
+    state: str | None = Field(
+        None, description='with terminate_backend: e.g. "idle in transaction"'
+    )
     channel: str | None = None
 
 
@@ -99,6 +103,8 @@ class Window(Args):
 class Logs(Args):
     service: str
     window_s: int = Field(default=60, ge=1, le=3600)
+    contains: str | None = Field(None, max_length=256)
+    level: Literal["any", "error", "warn", "info"] = "any"
 
 
 class Wait(Args):
@@ -163,7 +169,8 @@ TOOLS: dict[str, tuple[type[Args], int, str]] = {
         5,
         "Change the database: set_global (MariaDB, running server only), alter_system "
         "(PostgreSQL, stored; applied by reload), reload, alter_role_set, alter_role_reset, grant, "
-        "revoke, terminate_backend, resequence.",
+        "revoke, terminate_backend (by pid, role or state), resequence (renumber a channel's "
+        "messages under its lock), delete_duplicates.",
     ),
     "redis": (
         Redis,
@@ -185,7 +192,12 @@ TOOLS: dict[str, tuple[type[Args], int, str]] = {
         3,
         "Per-lane request rate, error rate and p50/p99 latency over the last window.",
     ),
-    "logs": (Logs, 3, "Recent error log lines of a service."),
+    "logs": (
+        Logs,
+        3,
+        "A service's recent log lines (newest last, at most 100): access summaries, errors and "
+        "background noise; filter by level or text.",
+    ),
     "wait": (Wait, 0, "Let time pass (1-600 s) while the load continues."),
     "submit_incident_report": (
         Report,
@@ -396,7 +408,7 @@ def _execute(world: Any, tool: str, a: Args):
         }, None
     if isinstance(a, Logs):
         _service(world, a.service)
-        return {"lines": world.log_lines(a.service, a.window_s)}, None
+        return {"lines": world.log_lines(a.service, a.window_s, a.contains, a.level)}, None
     if isinstance(a, QueryMetrics):
         return world.promql(a.query, a.range_s, a.step_s), None
     if isinstance(a, Shell):
@@ -417,13 +429,20 @@ def _http(world: Any, a: HttpAdmin):
     cfg = world.config
     pre = f"{a.service}."
     if a.path == "/admin/config":
+        hidden = set(world.sub.hidden_keys)
         if a.method == "GET":
-            return {k[len(pre) :]: v for k, v in sorted(cfg.items()) if k.startswith(pre)}, None
+            return {
+                k[len(pre) :]: v
+                for k, v in sorted(cfg.items())
+                if k.startswith(pre) and k not in hidden
+            }, None
         vals = {}
         for k, v in a.body.items():
             full = pre + k
-            if full not in cfg or full.startswith("db-maintenance."):
+            if full not in cfg or full.startswith("db-maintenance.") or full in hidden:
                 raise ToolError(f"{a.service} has no setting {k!r}")
+            if full in world.sub.managed_keys:
+                raise ToolError(f"{k} is not set here: {world.sub.managed_keys[full]}")
             vals[full] = coerce(k, cfg[full], v)
         for full, v in vals.items():
             world.set_config(full, v)
@@ -455,7 +474,8 @@ def _http(world: Any, a: HttpAdmin):
         return _maintenance(world, a)
     route = world.admin_routes(a.service).get(a.path)
     if route is None:
-        routes = ["/admin/config", "/admin/event", "/admin/stats", *world.admin_routes(a.service)]
+        listed = [p for p, r in world.admin_routes(a.service).items() if not r.hidden]
+        routes = ["/admin/config", "/admin/event", "/admin/stats", *listed]
         if a.service == "db-maintenance":
             routes = ["/v1/maintenance"]
         raise ToolError(f"{a.service} serves {', '.join(routes)}; not {a.path!r}")
@@ -550,12 +570,14 @@ def _db_admin(world: Any, a: DbAdmin):
         world.set_config(key, sorted(cur))
         tags = ["grant_all"] if p in ("ALL", "ALL PRIVILEGES") else []
         return {"ok": True, "grants": sorted(cur)}, _rec(a.op, tags)
-    if a.op == "resequence":
+    if a.op in ("resequence", "delete_duplicates"):
         if engine != "postgres":
-            raise ToolError("resequence is a PostgreSQL maintenance job of the message store")
-        return world.resequence(a.channel), _rec("resequence")
+            raise ToolError(f"{a.op} works on the message store (PostgreSQL)")
+        if a.op == "resequence":
+            return world.resequence(a.channel), _rec("resequence")
+        return world.delete_duplicates(), _rec("delete_duplicates", ["delete:messages"])
     # terminate_backend
-    n = world.terminate_sessions(role=a.role, pid=a.pid)
+    n = world.terminate_sessions(role=a.role, pid=a.pid, state=a.state)
     return {"terminated": n}, _rec("terminate_backend", count=n)
 
 

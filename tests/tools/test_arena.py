@@ -103,7 +103,7 @@ def test_events_and_reads(world):
     )
     assert rec is None and res == {"events": {"read_consistency_strict": False}}
     res, _ = run(world, {"tool": "metrics", "args": {"window_s": 30}})
-    assert set(res["lanes"]) == {"login", "send", "unread"}
+    assert set(res["lanes"]) == {"login", "search", "send", "unread"}
 
 
 def test_redis_maxmemory_units_and_flush_tag():

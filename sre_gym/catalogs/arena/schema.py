@@ -68,7 +68,12 @@ PACK_NAMES = (
     "traffic_reconciliation",
     "worker_policy_safety",
 )
-CHALLENGES = ("fixed_restart", "database_checkpoint", "service_event_recurrence")
+CHALLENGES = (
+    "fixed_restart",
+    "database_checkpoint",
+    "service_event_recurrence",
+    "concurrent_sequence",
+)
 MECHANISMS = (
     "pool_undersized",
     "admin_event_hold",
@@ -94,7 +99,9 @@ class Strict(BaseModel):
 class Step(Strict):
     """One hop of a request lane: a DB pool checkout, Redis operations, a DB statement, an enqueue."""
 
-    kind: Literal["pool", "redis", "db_conn", "statement", "enqueue", "job", "seq_lock"]
+    kind: Literal[
+        "pool", "redis", "db_conn", "statement", "enqueue", "job", "seq_write", "seq_read", "search"
+    ]
     target: str  # pool service, Redis-using service, DB account, statement name or queue service
     hold_ms: float = 0.0  # time the hop holds its resource in the healthy state
     ops: int = 1  # Redis operations per request (kind redis)
@@ -122,6 +129,21 @@ class Rollout(Strict):
     boot_sigma: float = Field(ge=0, default=0.25)  # lognormal spread of the boot
     probe_delay_s: float = Field(ge=0, default=10)  # readinessProbe.initialDelaySeconds
     probe_period_s: float = Field(gt=0, default=10)  # readinessProbe.periodSeconds
+
+
+class MessageSpec(Strict):
+    """slack-spine's message store (sim/arena/messages.py)."""
+
+    channels: int = Field(ge=1, default=8)  # hot channels, Zipf-shared
+    zipf_s: float = 1.1
+    history_rows: int = 2000  # rows per channel before the run
+    rmw_window_ms: float = 20.0  # read-to-write gap of a non-atomic sequencer
+    lock_wait_s: float = 5.0  # a send blocked on a row lock gives up after this (statement_timeout)
+    reseq_rows_per_s: float = 100.0  # rows a resequence renumbers a second, under the lock
+    index_events_per_s: float = 120.0  # the search indexer's rate
+    search_fresh_s: float = 10.0  # a search read-back fails when the index lags more than this
+    app_role: str = "slack_message"
+    app_db: str = "slack"
 
 
 class ColdCache(Strict):
@@ -158,6 +180,14 @@ class Substrate(Strict):
     # a cache a pod fills from empty when it starts: service -> the extra hold of a miss on its
     # pool checkout and the setting holding the entries' time to live
     cold_cache: dict[str, ColdCache] = {}
+    messages: MessageSpec | None = None
+    # settings the admin config API does not show (kept elsewhere, e.g. an app's own table)
+    hidden_keys: list[str] = []
+    # settings with their own control: key -> where the admin config API points instead
+    managed_keys: dict[str, str] = {}
+    # what a shell in a service's pod shows: extra files (path -> text) and the process list
+    pod_files: dict[str, dict[str, str]] = {}
+    pod_processes: dict[str, list[str]] = {}
     redis_op_ms: float = 0.4
     checkpoint_stall_ms_per_rps: float = 0.0  # extra write hold per write/s while a checkpoint runs
     # MariaDB-style per-account connections: persistent connections of the workers
@@ -366,6 +396,7 @@ class Task(Strict):
     # the agent's session starts here (s into the run): the incident has been running a while
     # and its damage (a backlog) has piled up; default: warm-up end or every leg armed + 10 s
     ready_at_s: int | None = None
+    shell: list[str] = []  # services whose pods the shell-visible surface opens
     vocabulary: list[str]
     requirements: list[Requirement]
     faults: list[FaultLeg]

@@ -96,7 +96,7 @@ def check(task: Task, meta: dict[str, Any], snaps: dict[str, Any], ivs: list[dic
     if ch.type == "service_event_recurrence":
         state["events"][ch.target] = True
     else:
-        target = ch.target if ch.type == "fixed_restart" else "db-maintenance"
+        target = "db-maintenance" if ch.type == "database_checkpoint" else ch.target
         for k in list(state["config"]):
             if k.startswith(target + ".") and "@" not in k and k in state["persisted"]:
                 state["config"][k] = copy.deepcopy(state["persisted"][k])

@@ -47,6 +47,15 @@ def probe(ev: Any, lanes: list[str], t0: int, t1: int, bands: dict[str, Any]) ->
     return {"lanes": rows, "pass": all(r["pass"] for r in rows.values())}
 
 
+BURST_WRITES = 20
+
+
+def burst_unique(after: dict[str, Any]) -> bool:
+    """Do barrier-synchronised writes to one channel get unique numbers from the service as it
+    runs after the challenge's restart (an atomic sequencer)?"""
+    return after["config"].get("svc-message.sequencer_mode", "atomic") == "atomic"
+
+
 def checkpoint_run(ev: Any, boundary: int, duration: int) -> dict[str, Any]:
     a = M.arrays(ev, ("checkpoint", "phase"))
     ck = a["checkpoint"][boundary : boundary + duration].astype(bool)
@@ -85,6 +94,8 @@ def _receipt(ev: Any, task: Task, meta: dict, bands: dict, store: dict) -> None:
             and mf["period_unchanged"]
             and mf["duration_unchanged"]
         )
+    if task.challenge.type == "concurrent_sequence":
+        want = want and burst_unique(ev.artifacts["sut/state_after_challenge.json"])
     if bool(rec["pass"]) != bool(want):
         raise EvidenceError(f"{name}: the receipt's pass does not match the recorded window")
 
@@ -132,6 +143,8 @@ def materialize(ev: Any) -> tuple[Task, dict[str, Any]]:
             task, s_end, s_after, safe_min
         )
         store["derived/maintenance.json"] = M.maintenance(ev, before, s_end, meta)
+        store["derived/sequence-integrity.json"] = M.sequence_integrity(s_end, meta)
+        store["derived/lock-state.json"] = M.lock_state(s_end, s_after)
     except MALFORMED as e:
         raise EvidenceError(f"malformed evidence: {e!r}"[:300]) from None
     _receipt(ev, task, meta, bands, store)
@@ -146,6 +159,7 @@ DAMAGE = {
     ("derived/runtime-persistence.json", "/fresh_sessions_repaired"),
     ("derived/sequence-integrity.json", "/no_duplicates"),
     ("derived/sequence-integrity.json", "/cursors_consistent"),
+    ("derived/sequence-integrity.json", "/search_caught_up"),
     ("derived/lock-state.json", "/holder_gone"),
 }
 

@@ -324,3 +324,45 @@ def maintenance(ev: Any, before: dict, at_end: dict, meta: dict) -> dict[str, An
         "ran_in_soak": bool(ck.any()),
         "runs_outside_peak": bool(not (ck & (ph == PEAK)).any()),
     }
+
+
+def sequence_integrity(at_end: dict, meta: dict) -> dict[str, Any]:
+    """The message store at the soak's end: numbers unique, cursors consistent, every message
+    identity kept, search caught up (read-after-write, ordering, duplication)."""
+    m = at_end.get("messages")
+    if m is None:
+        return {
+            "present": False,
+            "no_duplicates": True,
+            "cursors_consistent": True,
+            "identities_kept": True,
+            "search_caught_up": True,
+        }
+    fresh = meta.get("search_fresh_s")
+    return {
+        "present": True,
+        "duplicates": m["duplicates"],
+        "no_duplicates": float(m["duplicates"]) <= 0.5,
+        "cursors_consistent": all(c["cursor_consistent"] for c in m["channels"].values()),
+        "identities_lost": m["lost"],
+        "identities_kept": float(m["lost"]) == 0.0,
+        "search_lag_s": m["search_lag_s"],
+        "search_caught_up": fresh is None or float(m["search_lag_s"]) <= float(fresh),
+    }
+
+
+def lock_state(at_end: dict, after: dict) -> dict[str, Any]:
+    """The sequencer's row lock: its holder gone at the soak's end and absent after the
+    challenge's restart, and what keeps a new one from lasting (a guard new sessions start with,
+    or an image without the leak)."""
+    m_end, m_after = at_end.get("messages") or {}, after.get("messages") or {}
+    image = (at_end.get("images") or {}).get("svc-message.image", {})
+    return {
+        "holder_at_soak_end": m_end.get("lock_holder"),
+        "holder_gone": m_end.get("lock_holder") is None,
+        "holder_after_challenge": m_after.get("lock_holder"),
+        "no_recurrence": m_after.get("lock_holder") is None,
+        "guard_ms": at_end.get("guard_ms", 0.0),
+        "image_faulty": bool(image.get("faulty", False)),
+        "protected": float(at_end.get("guard_ms") or 0.0) > 0 or not image.get("faulty", False),
+    }

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -98,6 +99,45 @@ class Segment:
     checkpoint: np.ndarray
     pool_wait: dict[str, np.ndarray]
     backlog: np.ndarray
+    cause: np.ndarray  # [lanes, seconds] index into CAUSES of the main failure cause (0: none)
+
+
+CAUSES = (
+    "",
+    "down",
+    "pool_timeout",
+    "conn_cap",
+    "privilege",
+    "read_only",
+    "statement_timeout",
+    "enqueue_oom",
+    "noreplicas",
+    "job_deadline",
+    "lock_timeout",
+    "readback_mismatch",
+    "unread_mismatch",
+    "search_stale",
+    "shed",
+)
+
+
+class Failures:
+    """Each lane's failed share per second and the cause that fails the most of it."""
+
+    def __init__(self, lanes: int, secs: int) -> None:
+        self.share = np.zeros((lanes, secs))
+        self.cause = np.zeros((lanes, secs), dtype=np.int8)
+
+    def add(self, i: int, share: Any, cause: str) -> None:
+        share = np.broadcast_to(np.asarray(share, dtype=float), self.share[i].shape)
+        more = share > self.share[i]
+        if more.any():
+            self.share[i] = np.where(more, share, self.share[i])
+            self.cause[i] = np.where(more, CAUSES.index(cause), self.cause[i])
+
+    def note(self, i: int, where: np.ndarray, cause: str) -> None:
+        """Name a cause where nothing else failed (requests turned away before any work)."""
+        self.cause[i] = np.where(where & (self.cause[i] == 0), CAUSES.index(cause), self.cause[i])
 
 
 def new_ledger() -> dict[str, float]:
@@ -160,6 +200,7 @@ def simulate(
     session_timeouts: np.ndarray | None = None,
     workers: int = 0,
     cold_hold_s: dict[str, np.ndarray] | None = None,
+    store: Any = None,
 ) -> Segment:
     """Simulate seconds ``secs`` (arrivals ``n`` [lanes, len(secs)]) under constant configuration.
 
@@ -168,7 +209,7 @@ def simulate(
     L, T = n.shape
     nf = n.astype(float)
     lat = np.zeros((L, T))
-    fail = np.zeros((L, T))  # failed share of each lane's requests
+    F = Failures(L, T)  # failed share of each lane's requests, and the main cause
     # traffic suppression: an admission limit rejects what exceeds it (429) before any work
     admitted = nf.copy()
     for i, name in enumerate(lanes):
@@ -178,13 +219,17 @@ def simulate(
             if lim > 0:
                 admitted[i] = np.minimum(admitted[i], lim)
             if svc in down:
-                fail[i] = 1.0  # attempted, refused: connection refused or no endpoints
+                F.add(i, 1.0, "down")  # attempted, refused: connection refused or no endpoints
     ckpt = checkpoint_mask(config, secs)
     writes = np.zeros(T)
     for i, name in enumerate(lanes):
         if any(s.write for s in sub.lanes[name].steps):
             writes += admitted[i]
     stall_s = np.where(ckpt, sub.checkpoint_stall_ms_per_rps * writes / 1000.0, 0.0)
+    # sends to a channel whose sequence row is locked wait for it, holding a connection, then fail
+    locked = 0.0
+    if store is not None:
+        locked = float(store.share[list(store.locked())].sum()) if store.locked() else 0.0
 
     # pools: total demand and (request-weighted) hold per pool
     pool_wait: dict[str, np.ndarray] = {}
@@ -200,6 +245,8 @@ def simulate(
                         # a pod's cold cache sends its misses down the database path
                         h = h + (cold_hold_s or {}).get(pname, 0.0)
                     h = h + (stall_s if st.write else 0.0)
+                    if st.write and _writes_seq(sub.lanes[name]):
+                        h = h + locked * store.spec.lock_wait_s
                     lam += admitted[i]
                     hold_num += admitted[i] * h
         hold = np.where(lam > 0, hold_num / np.maximum(lam, 1e-9), 0.0)
@@ -209,7 +256,7 @@ def simulate(
         pool_hold[pname] = hold
         for i, name in enumerate(lanes):
             if any(s.kind == "pool" and s.target == pname for s in sub.lanes[name].steps):
-                fail[i] = np.maximum(fail[i], refused)
+                F.add(i, refused, "pool_timeout")
 
     # per-account connection caps (Little's law)
     accounts = {st.target for ln in sub.lanes.values() for st in ln.steps if st.kind == "db_conn"}
@@ -225,7 +272,7 @@ def simulate(
         refused_share = np.where(conc > limit, 1.0 - max(limit, 0.0) / np.maximum(conc, 1e-9), 0.0)
         for i, name in enumerate(lanes):
             if any(s.kind == "db_conn" and s.target == acct for s in sub.lanes[name].steps):
-                fail[i] = np.maximum(fail[i], refused_share)
+                F.add(i, refused_share, "conn_cap")
 
     q = _queue(sub, lanes, admitted, config, state, workers)
     for i, name in enumerate(lanes):
@@ -242,31 +289,64 @@ def simulate(
                 base += st.hold_ms
                 grants = config.get(f"mariadb.grants.{st.target}", [])
                 if st.privilege and st.privilege not in grants and "ALL" not in grants:
-                    fail[i] = 1.0
+                    F.add(i, 1.0, "privilege")
                 if st.write and config.get("mariadb.read_only", False):
-                    fail[i] = 1.0
+                    F.add(i, 1.0, "read_only")
             elif st.kind == "statement":
                 dur = st.hold_ms + st.contention_ms_per_rps * admitted[i]
                 base += dur
                 if session_timeouts is not None and len(session_timeouts):
-                    fail[i] = np.maximum(fail[i], _cancelled(dur, session_timeouts))
+                    F.add(i, _cancelled(dur, session_timeouts), "statement_timeout")
             elif st.kind == "enqueue":
                 base += sub.redis_op_ms
-                fail[i] = np.maximum(fail[i], q.refused)
+                F.add(i, q.refused, q.why)
+            elif st.kind == "seq_write":
+                F.add(i, locked, "lock_timeout")
             elif st.kind == "job":
                 # a job's run: it waits behind the backlog, then runs; refused at enqueue, lost,
                 # or not done by the read-back deadline, it failed
                 base += 1000.0 * np.minimum(q.wait_s, sub.job_deadline_s) + sub.job_ms
-                fail[i] = np.maximum(fail[i], q.refused)
-                fail[i] = np.maximum(fail[i], (q.wait_s > sub.job_deadline_s).astype(float))
+                F.add(i, q.refused, q.why)
+                F.add(i, (q.wait_s > sub.job_deadline_s).astype(float), "job_deadline")
         lat[i] = base
-    fail = np.clip(fail, 0.0, 1.0)
+    if store is not None:
+        _messages(sub, lanes, admitted, F, lat, config, store)
+    for i in range(L):
+        if np.any(admitted[i] < nf[i]):
+            F.note(i, admitted[i] < nf[i], "shed")
+    fail = np.clip(F.share, 0.0, 1.0)
     p50 = lat * noise
     p99 = p50 * np.array([sub.lanes[x].tail for x in lanes])[:, None]
     okf = admitted * (1.0 - fail)
     ok = np.floor(okf + 0.5)
     err = nf - ok
-    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog)
+    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog, F.cause)
+
+
+def _writes_seq(lane) -> bool:
+    return any(s.kind == "seq_write" for s in lane.steps)
+
+
+def _messages(sub, lanes, admitted, F: Failures, lat, config, store) -> None:
+    """The message store's share of the outcome: stored sends feed it; a send whose read-back
+    finds another message under its number, an unread count that disagrees with the messages
+    and a search read-back the index has not caught up with are all wrong answers."""
+    T = admitted.shape[1]
+    sends = np.zeros(T)
+    for i, name in enumerate(lanes):
+        if _writes_seq(sub.lanes[name]):
+            sends += admitted[i] * (1.0 - np.clip(F.share[i], 0.0, 1.0))
+    mode = str(config.get("svc-message.sequencer_mode", "atomic"))
+    collide, unread, lag = store.step(sends, mode)
+    for i, name in enumerate(lanes):
+        for st in sub.lanes[name].steps:
+            if st.kind == "seq_write":
+                F.add(i, collide, "readback_mismatch")
+            elif st.kind == "seq_read":
+                F.add(i, unread, "unread_mismatch")
+            elif st.kind == "search":
+                F.add(i, (lag > store.spec.search_fresh_s).astype(float), "search_stale")
+                lat[i] = lat[i] + 1000.0 * np.minimum(lag, store.spec.search_fresh_s)
 
 
 def _event_pool_hold(pool: str, events: dict[str, bool], magnitudes: dict) -> float:
@@ -298,6 +378,7 @@ def queue_rate(sub: Substrate, config: dict, workers: int) -> float:
 
 @dataclass
 class QueueSeconds:
+    why: str  # what refuses enqueues: NOREPLICAS or OOM
     refused: np.ndarray  # refused share of the enqueues, per second
     wait_s: np.ndarray  # how long a job enqueued that second waits before it runs
     backlog: np.ndarray  # jobs queued at the end of each second
@@ -311,7 +392,7 @@ def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> Queu
     ]
     if not idx:
         z = np.zeros(T)
-        return QueueSeconds(z, z, z)
+        return QueueSeconds("enqueue_oom", z, z, z)
     offered = admitted[idx].sum(axis=0)
     led = state.setdefault("ledger", new_ledger())
     backlog = float(state.get("backlog", 0.0))
@@ -352,4 +433,4 @@ def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> Queu
         left[s] = backlog
     state["backlog"] = backlog
     share = np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
-    return QueueSeconds(share, wait, left)
+    return QueueSeconds("noreplicas" if norep else "enqueue_oom", share, wait, left)

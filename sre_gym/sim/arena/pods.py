@@ -59,9 +59,9 @@ class Deployments:
         }
 
     def roll(self, svc: str, t: int, stored: dict[str, Any]) -> list[int]:
-        """Start a rolling restart of ``svc`` at ``t``; pods start from ``stored``. A rollout
-        started during another one takes over from the pods that are running now. Returns the
-        ready times of the new pods."""
+        """Start a rolling restart of ``svc`` at ``t`` (now, or once a build is done); pods start
+        from ``stored``. A rollout started during another one takes over from the pods that are
+        running now. Returns the ready times of the new pods."""
         d = self.deps[svc]
         d.rollouts += 1
         v = max(d.versions) + 1
@@ -85,23 +85,31 @@ class Deployments:
             for v in set(d.slots):
                 d.versions[v] = self._start_values(svc, stored)
 
+    def image(self, svc: str, slot: int) -> Any:
+        d = self.deps[svc]
+        return d.versions[d.slots[slot]].get(f"{svc}.image")
+
     def next_change(self, t: int) -> int | None:
         ts = [p[0] for d in self.deps.values() for p in d.pending if p[0] > t]
         return min(ts) if ts else None
 
-    def advance(self, t: int) -> None:
-        """Replace every pod whose successor is ready by ``t``."""
-        for d in self.deps.values():
+    def advance(self, t: int) -> list[tuple[str, int, int, dict[str, Any]]]:
+        """Replace every pod whose successor is ready by ``t``; returns the pods that started
+        (service, slot, ready time, start-time settings)."""
+        started = []
+        for svc, d in self.deps.items():
             keep = []
             for tr, slot, v in d.pending:
                 if tr <= t:
                     d.slots[slot] = v
                     d.started[slot] = float(tr)
+                    started.append((svc, slot, tr, d.versions[v]))
                 else:
                     keep.append((tr, slot, v))
             d.pending = keep
             live = set(d.slots) | {v for _, _, v in d.pending}
             d.versions = {v: x for v, x in d.versions.items() if v in live}
+        return started
 
     def resize(self, svc: str, replicas: int) -> None:
         """Scale: surplus pods go at once; added pods run the newest version (a simplification:

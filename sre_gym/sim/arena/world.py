@@ -23,14 +23,17 @@ import numpy as np
 from sre_gym.catalogs.arena import load_substrate
 from sre_gym.catalogs.arena.schema import Task
 from sre_gym.rng import Streams
-from sre_gym.sim.arena import dynamics, views
+from sre_gym.sim.arena import dynamics, routes, shell, source, views
 from sre_gym.sim.arena.load import arrivals, noise, phases, rates
+from sre_gym.sim.arena.messages import MessageStore, guard_ms
 from sre_gym.sim.arena.pods import Deployments
+from sre_gym.sim.arena.routes import Route
 from sre_gym.sim.arena.sessions import Sessions
 
 MODEL_VERSION = "arena-sim/3"  # bump when the dynamics change: it is in the calibration fingerprint
 RELEASE = "incident-arena-r1"
 DEFAULT_OUTAGE_S = 10
+BUILD_S = 45  # an image build on a warm layer cache, before the rollout starts
 
 
 class WorldError(ValueError):
@@ -54,6 +57,8 @@ class ArenaWorld:
         self.rec_ckpt = np.zeros(self.horizon, dtype=bool)
         self.rec_pool_wait = {p: np.zeros(self.horizon) for p in self.sub.pools}
         self.rec_backlog = np.zeros(self.horizon)
+        self.rec_cause = np.zeros((L, self.horizon), dtype=np.int8)
+        self.rec_up = np.ones((len(self.sub.services), self.horizon), dtype=bool)
         self.config: dict[str, Any] = copy.deepcopy(self.sub.config)
         self.config.update(copy.deepcopy(self.sub.harmless))
         self.persisted: dict[str, Any] = copy.deepcopy(self.config)
@@ -71,6 +76,13 @@ class ArenaWorld:
         self.pods = Deployments(self.sub, self.streams, self.config)
         self.sessions = Sessions(self.sub)
         self.sessions.connect(0, self.config)
+        self.store = MessageStore(self.sub.messages) if self.sub.messages else None
+        # image tags whose build carries the task's image-tier fault, and the edited source trees
+        self.leaky: set[str] = set()
+        self.sources: dict[str, dict[str, str]] = {}
+        self.builds = 0
+        self.runtime_generation = 1
+        self.pod_log: list[tuple[int, str, str]] = []  # (t, service, line): starts and the like
         if faults:
             self._arm()
 
@@ -96,12 +108,17 @@ class ArenaWorld:
                 self._timed.append((ev.at_s, len(self._timed), ev.name, ev.active))
 
     def _inject(self, leg) -> None:
+        if leg.mechanism == "idle_txn_lock_leak" and self.store is not None:
+            # the image's layer: every pod of this tag leaks a lock at start (one holds it now)
+            self.leaky.add(str(self.config[f"{leg.target}.image"]))
+            self.store.lock(self.now, self.config, "leak", 0)
         for k, v in leg.injected.items():
             self.config[k] = copy.deepcopy(v)
-            # a configuration fault is in the deployed values; a runtime one only in the process
-            if leg.tier == "config" or "@" in k or ".grants." in k:
+            # a configuration or image fault is in what is deployed; a runtime one only in the
+            # running process (role settings and grants are stored in the database's catalog)
+            if leg.tier in ("config", "image") or "@" in k or ".grants." in k:
                 self.persisted[k] = copy.deepcopy(v)
-        if leg.tier == "config":
+        if leg.tier in ("config", "image"):
             # the faulty values were there when the pods started
             for svc in {k.split(".", 1)[0] for k in leg.injected}:
                 self.pods.reseed(svc, self.persisted)
@@ -127,8 +144,12 @@ class ArenaWorld:
             for x in sorted(due):
                 self._timed.remove(x)
                 self._fire(x)
-            self.pods.advance(self.now)
+            for svc, slot, tr, vals in self.pods.advance(self.now):
+                self._pod_started(svc, slot, tr, vals)
             self.sessions.recycle(self.now, self.config)
+            if self.store is not None:
+                self.store.advance(self.now)
+                self._session_lock()
             for s, until in list(self._outage.items()):
                 if until <= self.now:
                     del self._outage[s]
@@ -136,7 +157,12 @@ class ArenaWorld:
                         self.sessions.connect(self.now, self.config)  # the app reconnects
             cands = [int(np.ceil(x[0])) for x in self._timed if x[0] > self.now]
             cands += [u for u in self._outage.values() if u > self.now]
-            for nxt in (self.pods.next_change(self.now), self.sessions.next_expiry(self.now)):
+            store_next = self.store.next_change(self.now) if self.store is not None else None
+            for nxt in (
+                self.pods.next_change(self.now),
+                self.sessions.next_expiry(self.now),
+                store_next,
+            ):
                 if nxt is not None and nxt > self.now:
                     cands.append(nxt)
             nxt = min([*cands, t])
@@ -161,6 +187,9 @@ class ArenaWorld:
 
     def _segment(self, t0: int, t1: int) -> None:
         sl = slice(t0, t1)
+        down = self.down()
+        for j, svc in enumerate(self.sub.services):
+            self.rec_up[j, sl] = svc not in down
         gens = {p: self.pods.generations(p) for p in self.sub.pools}
         secs = np.arange(t0, t1)
         cold = {
@@ -179,11 +208,12 @@ class ArenaWorld:
             self.events,
             self.magnitudes,
             self.state,
-            down=self.down(),
+            down=down,
             pool_gens=gens,
             session_timeouts=self.sessions.timeouts_ms(self.config),
             workers=self._workers(),
             cold_hold_s=cold,
+            store=self.store,
         )
         self.rec["ok"][:, sl] = seg.ok
         self.rec["err"][:, sl] = seg.err
@@ -192,6 +222,7 @@ class ArenaWorld:
         self.rec["admitted"][:, sl] = seg.admitted
         self.rec_ckpt[sl] = seg.checkpoint
         self.rec_backlog[sl] = seg.backlog
+        self.rec_cause[:, sl] = seg.cause
         for p, w in seg.pool_wait.items():
             self.rec_pool_wait[p][sl] = w
 
@@ -230,7 +261,19 @@ class ArenaWorld:
             },
             "cache_run_id": int(self.cache_run_id),
             "sessions": self.sessions.snapshot(self.config),
+            "messages": self.store.snapshot() if self.store is not None else None,
+            "images": {
+                k: {"tag": v, "faulty": v in self.leaky}
+                for k, v in sorted(self.config.items())
+                if k.endswith(".image")
+            },
+            "guard_ms": guard_ms(self.config, *self._app_identity()),
         }
+
+    def _app_identity(self) -> tuple[str, str]:
+        if self.store is not None:
+            return self.store.spec.app_role, self.store.spec.app_db
+        return self.sub.app_role, self.sub.app_db
 
     def lane_stats(self, t0: int, t1: int) -> dict[str, dict[str, float]]:
         t0, t1 = max(0, int(t0)), min(int(t1), self.now)
@@ -258,30 +301,109 @@ class ArenaWorld:
     def redis_info(self, service: str) -> dict[str, Any]:
         return views.redis_info(self, service)
 
-    def log_lines(self, service: str, window_s: int) -> list[str]:
-        return views.log_lines(self, service, window_s)
+    def log_lines(
+        self, service: str, window_s: int, contains: str | None = None, level: str = "any"
+    ) -> list[str]:
+        return views.log_lines(self, service, window_s, contains, level)
 
-    def admin_routes(self, service: str) -> dict[str, Any]:
+    def log_stream(self, service: str, t0: int, t1: int) -> list[str]:
+        return views.log_stream(self, service, t0, t1)
+
+    def admin_routes(self, service: str) -> dict[str, Route]:
         """Admin routes beyond config, event and stats that ``service`` serves."""
-        return {}
+        return routes.admin_routes(self, service)
 
     def promql(self, query: str, range_s: int | None, step_s: int) -> Any:
-        raise WorldError("no metrics store on this substrate")
+        from sre_gym.sim.arena import metrics  # the PromQL engine, loaded when first queried
+
+        try:
+            return metrics.query(self, query, range_s, step_s)
+        except metrics.QueryError as e:
+            raise WorldError(str(e)) from None
 
     def shell(self, pod: str, command: str) -> Any:
-        raise WorldError(f"no shell is open on pod {pod!r}")
+        try:
+            return shell.run(self, pod, command)
+        except shell.ShellError as e:
+            raise WorldError(str(e)) from None
+
+    def _tree(self, service: str) -> dict[str, str]:
+        if service not in self.sources:
+            base = source.base_tree(service)
+            if base is None:
+                raise WorldError(f"no source tree for {service}")
+            self.sources[service] = dict(base)
+        return self.sources[service]
 
     def read_source(self, service: str, path: str | None) -> Any:
-        raise WorldError(f"no source tree for {service}")
+        try:
+            return source.read(self._tree(service), path)
+        except source.SourceError as e:
+            raise WorldError(str(e)) from None
 
     def edit_source(self, service: str, path: str, find: str, replace: str) -> Any:
-        raise WorldError(f"no source tree for {service}")
+        try:
+            return source.edit(self._tree(service), path, find, replace)
+        except source.SourceError as e:
+            raise WorldError(str(e)) from None
 
-    def rebuild(self, service: str) -> Any:
-        raise WorldError(f"{service} has no build pipeline here")
+    def rebuild(self, service: str) -> dict[str, Any]:
+        """Build the service's image from its current source, then roll it out. The new image
+        carries the task's image-tier fault unless the source now ends the faulty path."""
+        tree = self._tree(service)
+        key = f"{service}.image"
+        if key not in self.config:
+            raise WorldError(f"{service} is not built from a source tree here")
+        self.builds += 1
+        tag = f"{self.sub.config[key]}-b{self.builds}"
+        for leg in self.task.faults:
+            fixed_by = leg.params.get("fixed_by")
+            if leg.target == service and fixed_by and not source.path_ends(tree, fixed_by):
+                self.leaky.add(tag)
+        self.config[key] = self.persisted[key] = tag
+        ready = self.pods.roll(service, self.now + BUILD_S, self.persisted)
+        return {"image": tag, "build_s": BUILD_S, "ready_s": max(ready)}
 
     def resequence(self, channel: str | None) -> Any:
-        raise WorldError("no message sequences on this substrate")
+        if self.store is None:
+            raise WorldError("no message sequences on this substrate")
+        return self.store.resequence(self.now, channel)
+
+    def delete_duplicates(self) -> Any:
+        if self.store is None:
+            raise WorldError("no message sequences on this substrate")
+        return {"deleted": self.store.delete_duplicates()}
+
+    # ------------------------------------------------------------------ the message store
+    def _pod_started(self, svc: str, slot: int, t: int, vals: dict[str, Any]) -> None:
+        image = vals.get(f"{svc}.image")
+        self.pod_log.append((t, svc, f"INFO pod {svc}-{slot} ready (image {image})"))
+        if self.store is None or svc != "svc-message":
+            return
+        self.store.release(slot=slot)  # the replaced pod's sessions closed with it
+        mode = self.persisted.get("svc-message.runtime_mode")
+        if mode is not None:
+            self.pod_log.append(
+                (
+                    t,
+                    svc,
+                    f"INFO runtime lifecycle restored mode={mode} from app_runtime (persisted)",
+                )
+            )
+        if image in self.leaky:
+            self.store.lock(t, self.config, "leak", slot)
+            self.pod_log.append((t, svc, "INFO sequencer warm-up primed 8 hot channels"))
+
+    def _session_lock(self) -> None:
+        """A pinned runtime lifecycle keeps the sequencer lock for a worker's whole session:
+        whatever ends the holder, the next session takes it at once."""
+        assert self.store is not None
+        mode = self.config.get("svc-message.runtime_mode", "request")
+        h = self.store.holder
+        if mode == "pinned" and h is None:
+            self.store.lock(self.now, self.config, "pinned")
+        elif mode != "pinned" and h is not None and h["kind"] == "pinned":
+            self.store.release()
 
     # ------------------------------------------------------------------ interventions
     def set_config(
@@ -342,8 +464,21 @@ class ArenaWorld:
         self.events[name] = bool(active)
         return old, bool(active)
 
-    def terminate_sessions(self, role: str | None = None, pid: int | None = None) -> int:
-        n = self.sessions.terminate(self.now, self.config, role=role, pid=pid)
+    def terminate_sessions(
+        self, role: str | None = None, pid: int | None = None, state: str | None = None
+    ) -> int:
+        """pg_terminate_backend over the sessions that match (a pid, a role, a state)."""
+        n = 0
+        h = self.store.holder if self.store is not None else None
+        if h is not None and (
+            pid == h["pid"]
+            or (pid is None and state == "idle in transaction")
+            or (pid is None and state is None and role == self.store.spec.app_role)
+        ):
+            self.store.release()
+            n += 1
+        if state in (None, "idle"):
+            n += self.sessions.terminate(self.now, self.config, role=role, pid=pid)
         self.counters["terminated"] += n
         return n
 
@@ -386,6 +521,8 @@ class ArenaWorld:
         if service == "postgres":
             for p in pool_q:
                 pool_q[p] = {}
+            if self.store is not None:
+                self.store.release()  # every session ends with the server
         if service == "redis-queue" and self.persisted.get("redis-queue.appendonly") != "yes":
             self._lose_backlog()
         if service == "redis-cache":

@@ -15,7 +15,13 @@ import numpy as np
 from sre_gym.bundle.evidence import Evidence
 from sre_gym.catalogs.arena import RECEIPTS, RESTARTS, load_substrate
 from sre_gym.catalogs.arena.schema import Task
-from sre_gym.scoring.arena.grade import BURST_WRITES, burst_unique, checkpoint_run, probe
+from sre_gym.scoring.arena.grade import (
+    BURST_WRITES,
+    burst_unique,
+    checkpoint_challenge,
+    next_checkpoint,
+    probe,
+)
 from sre_gym.sim.arena.load import cycle_start_at_or_after
 from sre_gym.sim.arena.world import MODEL_VERSION, RELEASE, ArenaWorld
 
@@ -42,14 +48,6 @@ def horizon(task: Task, ready_s: int) -> int:
         + 240
         + (ch.post_ready_wait_s + ch.probe_s)
     )
-
-
-def next_checkpoint(cfg: dict[str, Any], t: int) -> int | None:
-    if not cfg.get("db-maintenance.enabled"):
-        return None
-    period, off = int(cfg["db-maintenance.period_s"]), int(cfg["db-maintenance.offset_s"])
-    k = -(-(t - off) // period)
-    return off + k * period
 
 
 def finish(
@@ -96,18 +94,17 @@ def finish(
         dur = int(world.config.get("db-maintenance.duration_s", 0))
         b = nxt if nxt is not None else end
         world.advance_to(b + max(dur, 1) + 1)
-        run = checkpoint_run(_ev_arrays(world), b, dur) if nxt is not None else {}
         snapshots["after_challenge"] = world.snapshot()
-        cfg, base = world.config, load_substrate(task.substrate).config
-        ok = bool(
-            nxt is not None
-            and run["run_completed"]
-            and run["outside_peak"]
-            and cfg.get("db-maintenance.period_s") == base["db-maintenance.period_s"]
-            and cfg.get("db-maintenance.duration_s") == base["db-maintenance.duration_s"]
+        res = checkpoint_challenge(
+            _ev_arrays(world), world.config, load_substrate(task.substrate).config, end
         )
         receipt.update(
-            {"window": [b, b + max(dur, 1)], "boundary_s": b, "duration_s": dur, "pass": ok}
+            {
+                "window": [b, b + max(dur, 1)],
+                "boundary_s": res["boundary_s"],
+                "duration_s": dur,
+                "pass": res["pass"],
+            }
         )
     else:
         t0 = end

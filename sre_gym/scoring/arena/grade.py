@@ -56,6 +56,33 @@ def burst_unique(after: dict[str, Any]) -> bool:
     return after["config"].get("svc-message.sequencer_mode", "atomic") == "atomic"
 
 
+def next_checkpoint(cfg: dict[str, Any], t: int) -> int | None:
+    """The maintenance controller's next run at or after ``t`` under schedule ``cfg``."""
+    if not cfg.get("db-maintenance.enabled"):
+        return None
+    period, off = int(cfg["db-maintenance.period_s"]), int(cfg["db-maintenance.offset_s"])
+    k = -(-(t - off) // period)
+    return off + k * period
+
+
+def checkpoint_challenge(
+    ev: Any, cfg: dict[str, Any], healthy: dict[str, Any], t: int
+) -> dict[str, Any]:
+    """The database checkpoint challenge as the restarted controller runs it: its next run
+    completes outside the write peak, still enabled, period and duration as shipped."""
+    nxt = next_checkpoint(cfg, t)
+    dur = int(cfg.get("db-maintenance.duration_s", 0))
+    run = checkpoint_run(ev, nxt, dur) if nxt is not None else {}
+    ok = bool(
+        nxt is not None
+        and run["run_completed"]
+        and run["outside_peak"]
+        and cfg.get("db-maintenance.period_s") == healthy["db-maintenance.period_s"]
+        and cfg.get("db-maintenance.duration_s") == healthy["db-maintenance.duration_s"]
+    )
+    return {"boundary_s": nxt, "duration_s": dur, "run": run, "pass": ok}
+
+
 def checkpoint_run(ev: Any, boundary: int, duration: int) -> dict[str, Any]:
     a = M.arrays(ev, ("checkpoint", "phase"))
     ck = a["checkpoint"][boundary : boundary + duration].astype(bool)
@@ -85,19 +112,35 @@ def _receipt(ev: Any, task: Task, meta: dict, bands: dict, store: dict) -> None:
     t0, t1 = rec["window"]
     want = probe(ev, list(meta["lanes"]), int(t0), int(t1), bands)["pass"]
     if task.challenge.type == "database_checkpoint":
-        run = checkpoint_run(ev, int(rec["boundary_s"]), int(rec["duration_s"]))
-        mf = store["derived/maintenance.json"]
-        want = (
-            run["run_completed"]
-            and run["outside_peak"]
-            and mf["enabled"]
-            and mf["period_unchanged"]
-            and mf["duration_unchanged"]
-        )
+        want = checkpoint_challenge(
+            ev,
+            ev.artifacts["sut/state_after_challenge.json"]["config"],
+            ev.artifacts["config-healthy.json"],
+            int(meta["soak_end_s"]),
+        )["pass"]
+        if rec.get("boundary_s") != next_checkpoint(
+            ev.artifacts["sut/state_after_challenge.json"]["config"], int(meta["soak_end_s"])
+        ):
+            raise EvidenceError(f"{name}: the receipt's boundary is not the schedule's next one")
     if task.challenge.type == "concurrent_sequence":
         want = want and burst_unique(ev.artifacts["sut/state_after_challenge.json"])
     if bool(rec["pass"]) != bool(want):
         raise EvidenceError(f"{name}: the receipt's pass does not match the recorded window")
+
+
+LANE_ARRAYS = ("lane_n", "lane_ok", "lane_err", "lane_p50", "lane_p99", "lane_admitted")
+TIME_ARRAYS = ("phase", "checkpoint")
+
+
+def _check_arrays(ev: Any, meta: dict[str, Any]) -> None:
+    """Every recorded array covers every lane and every second up to the run's end."""
+    lanes, end = len(meta["lanes"]), int(meta["end_s"])
+    for name in LANE_ARRAYS + TIME_ARRAYS:
+        a = ev.arrays.get(name)
+        want = (lanes, end) if name in LANE_ARRAYS else (end,)
+        if a is None or getattr(a, "shape", None) != want:
+            got = None if a is None else getattr(a, "shape", "not an array")
+            raise EvidenceError(f"array {name}: shape {got}, expected {want}")
 
 
 def materialize(ev: Any) -> tuple[Task, dict[str, Any]]:
@@ -116,6 +159,7 @@ def materialize(ev: Any) -> tuple[Task, dict[str, Any]]:
         raise EvidenceError(f"missing artifact {e}") from None
     except Exception as e:  # a malformed task document
         raise EvidenceError(f"malformed evidence: {str(e)[:300]}") from None
+    _check_arrays(ev, meta)
     harmless = set(ev.artifacts.get("harmless.json", []))
     store = dict(ev.artifacts)
     ivs = [e for e in ev.events if e.get("type") == "intervention"]
@@ -299,4 +343,12 @@ def _grade(ev: Any) -> dict[str, Any]:
     }
 
 
-__all__ = ["FAILURE_CLASSES", "GRADER_VERSION", "checkpoint_run", "grade", "probe"]
+__all__ = [
+    "FAILURE_CLASSES",
+    "GRADER_VERSION",
+    "checkpoint_challenge",
+    "checkpoint_run",
+    "grade",
+    "next_checkpoint",
+    "probe",
+]

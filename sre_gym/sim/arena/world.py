@@ -85,6 +85,9 @@ class ArenaWorld:
         self.pod_log: list[tuple[int, str, str]] = []  # (t, service, line): starts and the like
         if faults:
             self._arm()
+        for svc, d in self.pods.deps.items():  # the pods running when the run starts
+            for slot, v in enumerate(d.slots):
+                self._pod_started(svc, slot, 0, d.versions[v])
 
     # ------------------------------------------------------------------ faults and events
     def _arm(self) -> None:
@@ -108,10 +111,9 @@ class ArenaWorld:
                 self._timed.append((ev.at_s, len(self._timed), ev.name, ev.active))
 
     def _inject(self, leg) -> None:
-        if leg.mechanism == "idle_txn_lock_leak" and self.store is not None:
-            # the image's layer: every pod of this tag leaks a lock at start (one holds it now)
+        if leg.mechanism == "idle_txn_lock_leak":
+            # the image's layer: every pod of this tag leaks a lock when it starts
             self.leaky.add(str(self.config[f"{leg.target}.image"]))
-            self.store.lock(self.now, self.config, "leak", 0)
         for k, v in leg.injected.items():
             self.config[k] = copy.deepcopy(v)
             # a configuration or image fault is in what is deployed; a runtime one only in the

@@ -130,6 +130,8 @@ def leaderboard_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by.setdefault(r["agent"], []).append(r)
+    if len(by) > 1:
+        by["(all)"] = list(records)  # every agent's failures pooled, as the write-up counts them
     rows = []
     for agent, recs in by.items():
         graded = [r for r in recs if r["status"] == "graded"]
@@ -152,7 +154,7 @@ def leaderboard_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for c in FAILURE_CLASSES:
             row[c] = cls.get(c, 0) / len(fails) if fails else 0.0
         rows.append(row)
-    rows.sort(key=lambda r: (-r["pass_rate"], r["agent"]))
+    rows.sort(key=lambda r: (r["agent"] == "(all)", -r["pass_rate"], r["agent"]))
     return rows
 
 

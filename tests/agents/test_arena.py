@@ -51,6 +51,11 @@ def test_random_agent_is_seeded():
     assert [r1.act() for _ in range(30)] == [r2.act() for _ in range(30)] and a
 
 
+def test_the_plausible_agent_plays_one_seeded_attempt():
+    a, b = make_agent("plausible", "arena-000", 2), make_agent("plausible", "arena-000", 2)
+    assert a.calls == b.calls and a.calls != make_agent("plausible", "arena-000", 3).calls
+
+
 def test_make_agent():
     assert make_agent("noop", "arena-008", 0).act() == DECLARE
     assert make_agent("never", "arena-008", 0).act()["tool"] == "wait"

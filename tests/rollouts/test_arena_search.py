@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sre_gym.rollouts.arena_search import play, search, sequence, shortcuts, summarize
+from sre_gym.agents.arena import plausible_sequence as sequence
+from sre_gym.agents.arena import shortcuts
+from sre_gym.rollouts.arena_search import play, search, summarize
 
 
 def test_a_sequence_repeats_and_uses_only_the_tasks_calls():

@@ -8,7 +8,10 @@ Series, each labelled by ``service`` (the lane's entry service) and ``lane`` whe
   (a summary: absent when nothing finished);
 - ``arena_db_pool_wait_seconds``: the longest checkout wait of a service's pool in the interval;
 - ``arena_queue_jobs{queue}``: jobs waiting in a queue; ``arena_db_checkpoint_active``;
-- ``up``: a service serving (0 while a store restarts or a Deployment is scaled to zero).
+- ``up``: a service serving (0 while a store restarts or a Deployment is scaled to zero);
+- per pod (``service``, ``pod``): ``arena_pod_start_time_seconds`` and
+  ``arena_pod_starts_total`` (a rolling restart shows pod by pod), and ``arena_db_pool_max`` (the
+  pool size plus overflow the pod started with).
 
 The store is built from the world's recorded seconds, only up to now, and only when queried, so
 a query never changes a run; it grows as time passes.
@@ -56,6 +59,9 @@ def _sync(world: Any) -> _Store:
     queue = st.fam("arena_queue_jobs", ("queue",))
     ckpt = st.fam("arena_db_checkpoint_active", ())
     up = st.fam("up", ("service",))
+    pod_start = st.fam("arena_pod_start_time_seconds", ("service", "pod"))
+    pod_starts = st.fam("arena_pod_starts_total", ("service", "pod"))
+    pod_pool = st.fam("arena_db_pool_max", ("service", "pod"))
     for k in range(st.written, last + 1):
         t1 = k * SCRAPE_S
         t0 = max(0, t1 - SCRAPE_S)
@@ -84,9 +90,28 @@ def _sync(world: Any) -> _Store:
         for j, svc in enumerate(world.sub.services):
             v = float(world.rec_up[j, t1 - 1]) if t1 > 0 else 1.0
             st.tsdb.write(up, k, up.rows_for([(svc,)]), np.array([v]))
+        _pods(world, st, k, t1, pod_start, pod_starts, pod_pool)
         st.tsdb.commit(k)
     st.written = max(st.written, last + 1)
     return st
+
+
+def _pods(world: Any, st: _Store, k: int, t1: int, start: Any, starts: Any, pool: Any) -> None:
+    """Per-pod series at scrape ``k``: each replica's last start before ``t1``."""
+    last: dict[tuple[str, int], tuple[int, int, dict[str, Any]]] = {}
+    for t, svc, slot, vals in world.pod_starts:
+        if t <= t1:
+            n = last.get((svc, slot), (0, -1, {}))[1] + 1
+            last[(svc, slot)] = (t, n, vals)
+    for (svc, slot), (t, n, vals) in sorted(last.items()):
+        row = [(svc, f"{svc}-{slot}")]
+        st.tsdb.write(start, k, start.rows_for(row), np.array([float(t)]))
+        st.tsdb.write(starts, k, starts.rows_for(row), np.array([float(n)]))
+        p = world.sub.pools.get(svc)
+        if p is not None:
+            size = vals.get(p.size_key, world.config[p.size_key])
+            over = vals.get(p.overflow_key, world.config[p.overflow_key])
+            st.tsdb.write(pool, k, pool.rows_for(row), np.array([float(size) + float(over)]))
 
 
 def _wq(values: np.ndarray, weights: np.ndarray, q: float) -> float:

@@ -83,6 +83,9 @@ class ArenaWorld:
         self.builds = 0
         self.runtime_generation = 1
         self.pod_log: list[tuple[int, str, str]] = []  # (t, service, line): starts and the like
+        self.pod_starts: list[
+            tuple[int, str, int, dict[str, Any]]
+        ] = []  # (t, svc, slot, start values)
         if faults:
             self._arm()
         for svc, d in self.pods.deps.items():  # the pods running when the run starts
@@ -380,6 +383,7 @@ class ArenaWorld:
     def _pod_started(self, svc: str, slot: int, t: int, vals: dict[str, Any]) -> None:
         image = vals.get(f"{svc}.image")
         self.pod_log.append((t, svc, f"INFO pod {svc}-{slot} ready (image {image})"))
+        self.pod_starts.append((int(t), svc, int(slot), vals))
         if self.store is None or svc != "svc-message":
             return
         self.store.release(slot=slot)  # the replaced pod's sessions closed with it

@@ -38,3 +38,19 @@ def test_the_store_only_holds_what_has_happened_and_grows(world):
 def test_a_bad_query_is_a_clear_error(world):
     with pytest.raises(WorldError, match="parse"):
         world.promql("sum(", None, 15)
+
+
+def test_per_pod_series_show_a_rolling_restart():
+    w = ArenaWorld(load_task("arena-014"), 0, 400)
+    w.advance_to(60)
+    w.set_config("svc-channel.db_pool_size", 20)
+    w.set_config("svc-channel.db_max_overflow", 10)
+    w.advance_to(300)
+    res = w.promql('arena_db_pool_max{service="svc-channel"}', 270, 15)
+    series = {r["metric"]["pod"]: [float(v) for _, v in r["values"]] for r in res["result"]}
+    assert set(series) == {"svc-channel-0", "svc-channel-1"}
+    assert all(v[0] == 5 and v[-1] == 30 for v in series.values())  # 3/2, then 20/10, pod by pod
+    first = [next(i for i, x in enumerate(v) if x == 30) for v in series.values()]
+    assert first[0] != first[1]
+    res = w.promql("arena_pod_starts_total{service='svc-channel'}", None, 15)
+    assert {float(r["value"][1]) for r in res["result"]} == {1.0}

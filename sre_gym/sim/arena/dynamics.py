@@ -140,6 +140,18 @@ class Failures:
         self.cause[i] = np.where(where & (self.cause[i] == 0), CAUSES.index(cause), self.cause[i])
 
 
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """Weighted quantile (weights: requests per second); 0 when nothing was served."""
+    m = weights > 0
+    if not m.any():
+        return 0.0
+    v, w = values[m], weights[m]
+    order = np.argsort(v, kind="stable")
+    cw = np.cumsum(w[order])
+    i = int(np.searchsorted(cw, q * cw[-1]))
+    return float(v[order][min(i, len(v) - 1)])
+
+
 def new_ledger() -> dict[str, float]:
     return {"accepted": 0.0, "consumed": 0.0, "completed": 0.0, "lost": 0.0, "refused": 0.0}
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym.sim.arena.dynamics import weighted_quantile
 from sre_gym.telemetry.promql import Engine, PromQLError
 from sre_gym.telemetry.tsdb import TSDB
 
@@ -73,7 +74,7 @@ def _sync(world: Any) -> _Store:
             w = world.rec["ok"][i, t0:t1]
             if t1 > t0 and w.sum() > 0:
                 q = [
-                    _wq(world.rec[p][i, t0:t1], w, x) / 1000.0
+                    weighted_quantile(world.rec[p][i, t0:t1], w, x) / 1000.0
                     for p, x in (("p50", 0.5), ("p99", 0.99))
                 ]
                 rows = dur.rows_for([(entry[i], lane, "0.5"), (entry[i], lane, "0.99")])
@@ -112,12 +113,6 @@ def _pods(world: Any, st: _Store, k: int, t1: int, start: Any, starts: Any, pool
             size = vals.get(p.size_key, world.config[p.size_key])
             over = vals.get(p.overflow_key, world.config[p.overflow_key])
             st.tsdb.write(pool, k, pool.rows_for(row), np.array([float(size) + float(over)]))
-
-
-def _wq(values: np.ndarray, weights: np.ndarray, q: float) -> float:
-    order = np.argsort(values, kind="stable")
-    cw = np.cumsum(weights[order])
-    return float(values[order][min(int(np.searchsorted(cw, q * cw[-1])), len(values) - 1)])
 
 
 def query(world: Any, q: str, range_s: int | None, step_s: int) -> dict[str, Any]:

@@ -287,8 +287,8 @@ class ArenaWorld:
             n = self.n[i, t0:t1].sum()
             ok = self.rec["ok"][i, t0:t1].sum()
             w = self.rec["ok"][i, t0:t1]
-            p99 = _wq(self.rec["p99"][i, t0:t1], w, 0.99)
-            p50 = _wq(self.rec["p50"][i, t0:t1], w, 0.5)
+            p99 = dynamics.weighted_quantile(self.rec["p99"][i, t0:t1], w, 0.99)
+            p50 = dynamics.weighted_quantile(self.rec["p50"][i, t0:t1], w, 0.5)
             out[name] = {
                 "rps": round(float(n) / max(1, t1 - t0), 2),
                 "error_rate": round(float(1 - ok / n) if n else 0.0, 4),
@@ -534,15 +534,3 @@ class ArenaWorld:
         if service == "redis-cache":
             self.cache_run_id ^= 0x3C3C
         return {"ready_s": self.now + outage}
-
-
-def _wq(values: np.ndarray, weights: np.ndarray, q: float) -> float:
-    """Weighted quantile (weights: requests per second); 0 when nothing was served."""
-    m = weights > 0
-    if not m.any():
-        return 0.0
-    v, w = values[m], weights[m]
-    order = np.argsort(v, kind="stable")
-    cw = np.cumsum(w[order])
-    i = int(np.searchsorted(cw, q * cw[-1]))
-    return float(v[order][min(i, len(v) - 1)])

@@ -125,6 +125,9 @@ class QueryMetrics(Args):
     query now, or a range query over the last ``range_s`` seconds."""
 
     query: str = Field(max_length=2000)
+    time: int | None = Field(
+        None, ge=0, description="evaluation time (s into the run); default now"
+    )
     range_s: int | None = Field(None, ge=15, le=3600)
     step_s: int = Field(15, ge=15, le=600)
 
@@ -410,7 +413,9 @@ def _execute(world: Any, tool: str, a: Args):
         _service(world, a.service)
         return {"lines": world.log_lines(a.service, a.window_s, a.contains, a.level)}, None
     if isinstance(a, QueryMetrics):
-        return world.promql(a.query, a.range_s, a.step_s), None
+        if a.time is not None and a.time > world.now:
+            raise ToolError(f"time {a.time} is in the future (now is {int(world.now)})")
+        return world.promql(a.query, a.range_s, a.step_s, a.time), None
     if isinstance(a, Shell):
         return world.shell(a.pod, a.command), None
     if isinstance(a, ReadSource):

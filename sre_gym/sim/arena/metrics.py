@@ -115,10 +115,13 @@ def _pods(world: Any, st: _Store, k: int, t1: int, start: Any, starts: Any, pool
             st.tsdb.write(pool, k, pool.rows_for(row), np.array([float(size) + float(over)]))
 
 
-def query(world: Any, q: str, range_s: int | None, step_s: int) -> dict[str, Any]:
-    """Prometheus ``/api/v1/query`` (or ``query_range``) ``data`` at the world's now."""
+def query(
+    world: Any, q: str, range_s: int | None, step_s: int, at: float | None = None
+) -> dict[str, Any]:
+    """Prometheus ``/api/v1/query`` (or ``query_range``) ``data`` at ``at`` (default: now; never
+    later than now)."""
     st = _sync(world)
-    now = float(world.now)
+    now = float(world.now) if at is None else min(float(at), float(world.now))
     try:
         if range_s is None:
             return st.engine.instant(q, now)

@@ -318,11 +318,11 @@ class ArenaWorld:
         """Admin routes beyond config, event and stats that ``service`` serves."""
         return routes.admin_routes(self, service)
 
-    def promql(self, query: str, range_s: int | None, step_s: int) -> Any:
+    def promql(self, query: str, range_s: int | None, step_s: int, at: float | None = None) -> Any:
         from sre_gym.sim.arena import metrics  # the PromQL engine, loaded when first queried
 
         try:
-            return metrics.query(self, query, range_s, step_s)
+            return metrics.query(self, query, range_s, step_s, at)
         except metrics.QueryError as e:
             raise WorldError(str(e)) from None
 

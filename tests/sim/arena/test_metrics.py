@@ -54,3 +54,9 @@ def test_per_pod_series_show_a_rolling_restart():
     assert first[0] != first[1]
     res = w.promql("arena_pod_starts_total{service='svc-channel'}", None, 15)
     assert {float(r["value"][1]) for r in res["result"]} == {1.0}
+
+
+def test_an_instant_query_at_an_earlier_time(world):
+    now = world.promql("sum(arena_requests_total)", None, 15)["result"][0]["value"]
+    then = world.promql("sum(arena_requests_total)", None, 15, 60)["result"][0]["value"]
+    assert then[0] == 60 and float(then[1]) < float(now[1])

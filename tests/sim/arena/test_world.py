@@ -62,3 +62,13 @@ def test_an_evicting_queue_loses_jobs_and_noeviction_refuses_them():
     w.set_config("redis-queue.acl.default.denied", ["blpop", "brpop", "blmove"])
     w.advance_to(200)
     assert w.state["ledger"]["lost"] > 0
+
+
+def test_a_switch_that_is_no_leg_costs_what_it_costs_in_the_service():
+    w = ArenaWorld(load_task("arena-011"), 0, 300)
+    w.advance_to(100)
+    unread = w.lanes.index("unread")
+    before = w.rec["p50"][unread, 60:100].mean()
+    w.set_event("svc-workspace.store_consistency_strict", True)  # not a leg of 011
+    w.advance_to(140)
+    assert w.rec["p50"][unread, 100:140].mean() > before + 400  # 2 ops x 250 ms more

@@ -151,3 +151,12 @@ def test_the_shell_and_build_surfaces_work_where_the_task_opens_them():
         }
     )
     assert int(json.loads(obs["result"])["output"]) >= 1
+
+
+@pytest.mark.parametrize("task", ["arena-005", "arena-007", "arena-018"])
+def test_bundles_repeat_and_regrade_offline_on_the_stateful_tasks(task, tmp_path):
+    calls = oracle_calls(load_task(task))
+    _, _, a = _play(task, 1, calls, str(tmp_path / "a"))
+    _, _, b = _play(task, 1, calls, str(tmp_path / "b"))
+    assert verify(a["bundle"]) == verify(b["bundle"]) and a["verdict"] == b["verdict"]
+    assert grade(read_bundle(a["bundle"])) == a["verdict"]

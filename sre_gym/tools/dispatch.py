@@ -224,6 +224,8 @@ class Toolbox:
             alerts = [x for x in alerts if x["state"] == a["state"]]
         if a["since"] is not None:
             alerts = [x for x in alerts if x["starts_at"] >= rfc3339(a["since"])]
+        if a["until"] is not None:
+            alerts = [x for x in alerts if x["starts_at"] < rfc3339(a["until"])]
         return [x | {"runbook": self.b.runbook(x["id"])} for x in alerts]
 
     def _query_metrics(self, a: dict, t: float, inv: int) -> dict:

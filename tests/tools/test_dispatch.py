@@ -375,3 +375,22 @@ def test_the_record_of_arguments_never_raises():
 
     assert _plain({"k": Bad()}) == "<arguments of type dict that are not JSON>"
     assert _plain({(1, 2): 3}) == "{(1, 2): 3}"  # not JSON: its repr
+
+
+def test_get_alerts_takes_a_time_range():
+    b = SimBackend("online-boutique", 3)
+    b.advance_to(b.episode_start + 3600)
+    tb = Toolbox(b, Evidence(manifest={}))
+    every, _ = run(tb, "get_alerts", b.now)
+    starts = sorted({a["starts_at"] for a in every["result"]})
+    assert len(starts) >= 2, "the test needs alerts that started at different times"
+    from sre_gym.clock import parse_time
+
+    mid = int(parse_time(starts[len(starts) // 2]))
+    early, _ = run(tb, "get_alerts", b.now, until=mid)
+    late, _ = run(tb, "get_alerts", b.now, since=mid)
+    assert early["result"] and late["result"]
+    assert {a["id"] for a in early["result"]} | {a["id"] for a in late["result"]} == {
+        a["id"] for a in every["result"]
+    }
+    assert all(a["starts_at"] < starts[len(starts) // 2] for a in early["result"])

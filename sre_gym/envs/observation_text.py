@@ -145,6 +145,19 @@ def check_context(context: str) -> str:
     return context
 
 
+# labels an alert's entry already says elsewhere (its name and severity), or that every alert of
+# the app carries (its namespace)
+_SAID = ("alertname", "severity", "namespace")
+
+
+def compact_alert(a: dict[str, Any]) -> dict[str, Any]:
+    """An alert entry without what it repeats: labels that restate its name, severity or the app's
+    namespace, and an ``ends_at`` that is not set. Nothing else is left out."""
+    out = {k: v for k, v in a.items() if not (k == "ends_at" and v is None)}
+    out["labels"] = {k: v for k, v in a["labels"].items() if k not in _SAID}
+    return out
+
+
 class AlertDelta:
     """The alerts an observer has not seen in their current state: new ones, and those whose state
     changed since it last looked (an alert that resolves, or fires again)."""

@@ -24,6 +24,7 @@ from sre_gym.envs.observation_text import (
     OBSERVATION_CHARS,
     AlertDelta,
     check_context,
+    compact_alert,
     fit,
 )
 from sre_gym.tools.cli import tool_table
@@ -262,7 +263,10 @@ class MarathonSession(_Session):
     def _view(self, result: dict | None = None) -> dict[str, Any]:
         o, b = self._obs, self.base
         entries = b.alerts_view(copy=False)
-        alerts = self._delta.changes(entries) if self.context == "delta" else list(entries)
+        if self.context == "delta":  # what changed, each alert without what it repeats
+            alerts = [compact_alert(a) for a in self._delta.changes(entries)]
+        else:  # the paper's setting: the history as the env shows it
+            alerts = list(entries)
         view: dict[str, Any] = {
             "time": int(o["time"]),
             "invocation": int(o["invocation"]),

@@ -20,6 +20,7 @@ from openenv.core.env_server.mcp_types import (  # noqa: E402
 from openenv.core.env_server.types import Action  # noqa: E402
 
 from sre_gym.envs.marathon import HIDDEN_INFO  # noqa: E402
+from sre_gym.envs.observation_text import compact_alert  # noqa: E402
 from sre_gym.serve.openenv_env import (  # noqa: E402
     IncidentArenaEnvironment,
     SREMarathonClient,
@@ -108,7 +109,8 @@ def test_direct_use_gives_the_envs_rewards_step_for_step():
         history = json.loads(p_obs["alerts"])
         new = [a for a in history if seen.get(a["id"]) != a["state"]]
         seen.update({a["id"]: a["state"] for a in history})
-        assert o.alerts == new and o.alerts_in_history == len(history)
+        assert o.alerts == [compact_alert(a) for a in new]
+        assert o.alerts_in_history == len(history)
         assert set(o.truncated) <= {"result"} and len(o.model_dump_json()) <= 16_384
         assert o.incidents == json.loads(p_obs["incidents"])
         assert (o.time, o.invocation, o.done) == (int(p_obs["time"]), p_obs["invocation"], p_done)

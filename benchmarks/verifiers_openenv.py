@@ -158,7 +158,9 @@ def run(a: argparse.Namespace, env: str, vf: Path, work: Path) -> dict[str, Any]
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the OpenEnv server did not start: " + server.stderr.read().decode())
+                raise SystemExit(
+                    "the OpenEnv server did not start: " + server.stderr.read().decode()
+                )
             time.sleep(0.3)
         with ScriptedChatServer(model) as chat:
             out = work / f"out-{env}"
@@ -178,7 +180,9 @@ def run(a: argparse.Namespace, env: str, vf: Path, work: Path) -> dict[str, Any]
         server.terminate()
         server.wait(timeout=120)
     if proc.returncode != 0:
-        raise SystemExit(f"vf-eval failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"vf-eval failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     traces = [json.loads(line) for p in out.rglob("traces.jsonl") for line in p.open()]
     if os.environ.get("SRE_GYM_TRACES_TO"):  # keep verifiers' traces to read
         Path(os.environ["SRE_GYM_TRACES_TO"]).write_text("\n".join(map(json.dumps, traces)))
@@ -229,7 +233,10 @@ def summarize(
         ev = read_bundle(found[-1])
         if env == "IncidentArena-v0":
             verdict = ev.artifacts.get("verdict.json", {})
-            sealed = {"overall": verdict.get("overall"), "failure_class": verdict.get("failure_class")}
+            sealed = {
+                "overall": verdict.get("overall"),
+                "failure_class": verdict.get("failure_class"),
+            }
         else:
             from sre_gym.scoring.scorer import score
 

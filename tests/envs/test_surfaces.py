@@ -363,7 +363,8 @@ def test_every_forbidden_operation_is_blocked_counted_and_penalised(policy_env, 
     (res,) = json.loads(obs["tool_results"])
     assert not res["ok"] and res["error"].startswith("blocked by policy")
     assert score(env.evidence)["forbidden_attempts"] == before + 1
-    assert reward == -env.scoring.forbidden_penalty  # nothing else could have scored
+    # nothing else could have scored (net_score moves by the penalty, up to rounding)
+    assert reward == pytest.approx(-env.scoring.forbidden_penalty, abs=1e-9)
     assert env.evidence.of("forbidden")[-1]["tool"] == tool
     assert len(env.evidence.of("intervention")) == acted  # nothing was changed
     assert "password" not in obs["tool_results"] and "api-key" not in obs["tool_results"]

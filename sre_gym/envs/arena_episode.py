@@ -108,16 +108,20 @@ def finish(
         )
     else:
         t0 = end
+        before = None
         if ch.type in RESTARTS:
             ready = int(world.restart(ch.target)["ready_s"])
             t0 = max(ready, end) + ch.post_ready_wait_s
             receipt["restart"] = {"target": ch.target, "at_s": end, "ready_s": ready}
+            # the same span of the soak's end: what the restart found
+            before = (max(start, end - ch.probe_s), end)
+            receipt["before"] = list(before)
         else:  # service_event_recurrence: the trigger fires again
             world.set_event(ch.target, True)
         t1 = t0 + ch.probe_s
         world.advance_to(t1)
         snapshots["after_challenge"] = world.snapshot()
-        res = probe(_ev_arrays(world), world.lanes, t0, t1, bands)
+        res = probe(_ev_arrays(world), world.lanes, t0, t1, bands, before)
         ok = res["pass"]
         if ch.type == "concurrent_sequence":
             # barrier-synchronised writes to one channel: unique numbers only from an atomic

@@ -151,6 +151,21 @@ class ColdCache(Strict):
     ttl_key: str
 
 
+class WorkerSpec(Strict):
+    """The queue's worker processes under the kubelet (sim/arena/workers.py): what a finished job
+    keeps in the queue, how a worker reconnects, and how the kubelet restarts a worker that quit."""
+
+    service: str = "worker-long"
+    result_ttl_s: float = Field(ge=0, default=0.0)  # a finished job's hash stays this long
+    # seconds before the kubelet restarts a container after its 1st, 2nd, ... exit (the last
+    # value repeats), and how long a container must run for the back-off to start afresh
+    restart_backoff_s: list[float] = [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0]
+    backoff_reset_s: float = Field(gt=0, default=600.0)
+    # a lost connection is retried after these seconds, doubling up to the last (RQ's dequeue loop)
+    reconnect_s: float = Field(gt=0, default=1.0)
+    reconnect_max_s: float = Field(gt=0, default=60.0)
+
+
 class Pool(Strict):
     size_key: str
     overflow_key: str
@@ -198,6 +213,7 @@ class Substrate(Strict):
     job_ms: float = 60.0  # one job's run time on a worker process
     worker_procs: int = 0  # worker processes per worker-long replica (RQ runs one job at a time)
     job_deadline_s: float = 60.0  # the load generator's read-back gives up on a job after this
+    workers: WorkerSpec | None = None  # the worker processes' lifecycle (None: always running)
     # pooled application sessions (saleor): count, role, database, maximum age
     app_sessions: int = 0
     app_role: str = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sre_gym.catalogs.arena import RECEIPTS
+from sre_gym.catalogs.arena import RECEIPTS, RESTARTS
 from sre_gym.catalogs.arena.schema import Task
 from sre_gym.scoring.arena import consistency
 from sre_gym.scoring.arena import materialize as M
@@ -29,21 +29,43 @@ MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, Overfl
 RECEIPT_KEYS = {"schema_version", "actor", "type", "window", "pass", "agent_frozen"}
 
 
-def probe(ev: Any, lanes: list[str], t0: int, t1: int, bands: dict[str, Any]) -> dict[str, Any]:
-    """A challenge probe: every lane's p99 within its widest band and its errors within bounds."""
+def _lane_probe(a: dict, i: int, t0: int, t1: int, limit: float, err_max: float) -> dict:
+    n, ok = a["lane_n"][i, t0:t1], a["lane_ok"][i, t0:t1]
+    p99 = round(M.wquantile(a["lane_p99"][i, t0:t1], ok, 0.99), 1)
+    err = float(1 - ok.sum() / n.sum()) if n.sum() else 1.0
+    return {
+        "p99_ms": p99,
+        "error_rate": round(err, 5),
+        "pass": bool(p99 <= limit and err <= err_max and ok.sum() > 0),
+    }
+
+
+def probe(
+    ev: Any,
+    lanes: list[str],
+    t0: int,
+    t1: int,
+    bands: dict[str, Any],
+    before: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """A challenge probe: every lane's p99 within its widest band and its errors within bounds.
+
+    With ``before`` (the window just before a restart), the probe judges what the restart did:
+    a lane out of bounds after it fails only if it was within bounds before it. A lane that had
+    not recovered by then (a backlog still draining) says nothing about whether the repair lasts;
+    the outcome gate grades that."""
     a = M.arrays(ev, ("lane_n", "lane_ok", "lane_p99"))
     rows = {}
     for i, lane in enumerate(lanes):
         b = bands["lanes"][lane]
         limit = max(float(b["peak_p99_ms"]), float(b["trough_p99_ms"]))
-        n, ok = a["lane_n"][i, t0:t1], a["lane_ok"][i, t0:t1]
-        p99 = round(M.wquantile(a["lane_p99"][i, t0:t1], ok, 0.99), 1)
-        err = float(1 - ok.sum() / n.sum()) if n.sum() else 1.0
-        rows[lane] = {
-            "p99_ms": p99,
-            "error_rate": round(err, 5),
-            "pass": bool(p99 <= limit and err <= bands["error_rate_max"] and ok.sum() > 0),
-        }
+        err_max = float(bands["error_rate_max"])
+        row = _lane_probe(a, i, t0, t1, limit, err_max)
+        if before is not None:
+            pre = _lane_probe(a, i, int(before[0]), int(before[1]), limit, err_max)
+            row["before"] = pre
+            row["pass"] = row["pass"] or not pre["pass"]
+        rows[lane] = row
     return {"lanes": rows, "pass": all(r["pass"] for r in rows.values())}
 
 
@@ -110,7 +132,16 @@ def _receipt(ev: Any, task: Task, meta: dict, bands: dict, store: dict) -> None:
     if not isinstance(fz, dict) or fz.get("success") is not True or fz.get("remaining_pids") != []:
         raise EvidenceError(f"{name}: the agent was not proven frozen")
     t0, t1 = rec["window"]
-    want = probe(ev, list(meta["lanes"]), int(t0), int(t1), bands)["pass"]
+    before = None
+    if task.challenge.type in RESTARTS:
+        # the probe compares the window after the restart with the soak's end just before it
+        end = int(meta["soak_end_s"])
+        before = (max(int(meta["soak_start_s"]), end - task.challenge.probe_s), end)
+        if rec.get("before") != list(before):
+            raise EvidenceError(f"{name}: the window before the restart is not the soak's end")
+    elif "before" in rec:
+        raise EvidenceError(f"{name}: only a restart's receipt has a window before it")
+    want = probe(ev, list(meta["lanes"]), int(t0), int(t1), bands, before)["pass"]
     if task.challenge.type == "database_checkpoint":
         want = checkpoint_challenge(
             ev,

@@ -15,7 +15,9 @@ Vectorised over seconds with numpy. The mechanisms:
 - a queue Redis with ``maxmemory`` / eviction policy / ``min-replicas-to-write`` / ACL and a job
   ledger (accepted, consumed, completed, lost); the workers drain the backlog first in, first out
   at their service rate, so a job's run waits behind the backlog and a backlog left by a fault
-  takes its own time to drain once the fault is gone.
+  takes its own time to drain once the fault is gone. Finished jobs stay in the queue's memory for
+  the result TTL. A refused worker command ends the worker, which comes back only when the kubelet
+  restarts it (sim/arena/workers.py).
 - pooled sessions with their own ``statement_timeout``: a statement running longer than its
   session's timeout is cancelled.
 - a service that is down (a store restarting, a Deployment scaled to zero) fails what passes it;
@@ -100,6 +102,7 @@ class Segment:
     pool_wait: dict[str, np.ndarray]
     backlog: np.ndarray
     cause: np.ndarray  # [lanes, seconds] index into CAUSES of the main failure cause (0: none)
+    working: np.ndarray  # the queue's worker processes working each second
 
 
 CAUSES = (
@@ -210,7 +213,7 @@ def simulate(
     down: set[str] | frozenset[str] = frozenset(),
     pool_gens: dict[str, list[tuple[float, dict]]] | None = None,
     session_timeouts: np.ndarray | None = None,
-    workers: int = 0,
+    workers: Any = 0,
     cold_hold_s: dict[str, np.ndarray] | None = None,
     store: Any = None,
 ) -> Segment:
@@ -286,7 +289,7 @@ def simulate(
             if any(s.kind == "db_conn" and s.target == acct for s in sub.lanes[name].steps):
                 F.add(i, refused_share, "conn_cap")
 
-    q = _queue(sub, lanes, admitted, config, state, workers)
+    q = _queue(sub, lanes, admitted, config, state, workers, secs, "redis-queue" in down)
     for i, name in enumerate(lanes):
         lane = sub.lanes[name]
         base = np.full(T, lane.base_ms)
@@ -332,7 +335,7 @@ def simulate(
     okf = admitted * (1.0 - fail)
     ok = np.floor(okf + 0.5)
     err = nf - ok
-    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog, F.cause)
+    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog, F.cause, q.working)
 
 
 def _writes_seq(lane) -> bool:
@@ -379,13 +382,31 @@ def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
 
 
 def queue_rate(sub: Substrate, config: dict, workers: int) -> float:
-    """Jobs a second the workers take off the queue. A worker takes a job with a blocking pop,
-    which the queue's ACL may deny, and which is a write NOREPLICAS refuses."""
-    denied = set(config.get("redis-queue.acl.default.denied", []))
-    norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0
-    if {"blpop", "blmove", "brpop"} & denied or norep or sub.job_ms <= 0:
+    """Jobs a second ``workers`` working processes take off the queue. A worker takes a job with a
+    blocking pop, which the queue's ACL may deny, and which is a write NOREPLICAS refuses."""
+    if _refusal(config) in ("noperm", "noreplicas") or sub.job_ms <= 0:
         return 0.0
     return workers * 1000.0 / sub.job_ms
+
+
+def _refusal(config: dict) -> str | None:
+    """What the queue refuses every worker command for, whatever its memory: NOREPLICAS (every
+    write, with no replica attached) or NOPERM (the blocking pops the workers dequeue with)."""
+    if int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0:
+        return "noreplicas"
+    if {"blpop", "blmove", "brpop"} & set(config.get("redis-queue.acl.default.denied", [])):
+        return "noperm"
+    return None
+
+
+def drop_queue(state: dict) -> None:
+    """Every job queued and every finished job kept is gone (FLUSHALL, a restart without AOF)."""
+    led = state.setdefault("ledger", new_ledger())
+    led["lost"] += float(state.get("backlog", 0.0))
+    state["backlog"] = 0.0
+    state["kept"] = 0.0
+    if "done_ring" in state:
+        state["done_ring"][:] = 0.0
 
 
 @dataclass
@@ -394,42 +415,75 @@ class QueueSeconds:
     refused: np.ndarray  # refused share of the enqueues, per second
     wait_s: np.ndarray  # how long a job enqueued that second waits before it runs
     backlog: np.ndarray  # jobs queued at the end of each second
+    working: np.ndarray  # worker processes working that second
 
 
-def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> QueueSeconds:
-    """The queue Redis and its workers, second by second; updates the job ledger in ``state``."""
+def _queue(
+    sub: Substrate, lanes, admitted, config, state, workers: Any, secs, down: bool
+) -> QueueSeconds:
+    """The queue Redis and its workers, second by second; updates the job ledger in ``state``.
+
+    The queue's memory holds its idle footprint, the queued jobs and the finished jobs kept for
+    the result TTL (their hashes expire that long after they finish). Under ``noeviction`` a full
+    queue refuses enqueues, and the workers' own writes, which ends them (sim/arena/workers.py)."""
     T = admitted.shape[1]
     idx = [
         i for i, name in enumerate(lanes) if any(s.kind == "enqueue" for s in sub.lanes[name].steps)
     ]
     if not idx:
         z = np.zeros(T)
-        return QueueSeconds("enqueue_oom", z, z, z)
+        return QueueSeconds("enqueue_oom", z, z, z, z)
     offered = admitted[idx].sum(axis=0)
     led = state.setdefault("ledger", new_ledger())
     backlog = float(state.get("backlog", 0.0))
+    ttl = int(sub.workers.result_ttl_s) if sub.workers is not None else 0
+    ring = state.setdefault("done_ring", np.zeros(max(1, ttl)))
+    kept = float(state.get("kept", 0.0))
     maxmem = float(config.get("redis-queue.maxmemory_mb", 0) or 0)
     policy = config.get("redis-queue.maxmemory-policy", "noeviction")
-    norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0  # no replica attached
-    rate = queue_rate(sub, config, workers)
+    always = _refusal(config)
+    norep = always == "noreplicas"
+    per_worker = 1000.0 / sub.job_ms if sub.job_ms > 0 else 0.0
     job_mb = sub.job_kb / 1024.0
+    slots = (maxmem - sub.queue_idle_mb) / job_mb if maxmem > 0 else float("inf")
     refused = np.zeros(T)
     wait = np.zeros(T)
     left = np.zeros(T)
+    working = np.zeros(T)
+    fixed = int(workers) if isinstance(workers, int | float) else None
     for s in range(T):
+        t = int(secs[s])
+        if ttl:
+            kept -= ring[t % ttl]  # finished jobs whose hashes expire now
+            ring[t % ttl] = 0.0
+            kept = max(kept, 0.0)
+        full = policy == "noeviction" and slots - backlog - kept < 1.0
+        why = always or ("oom" if full else None)
+        if fixed is None:
+            n = workers.step(t, why, down) * sub.worker_procs
+        else:
+            n = 0 if (why or down) else fixed
+        rate = n * per_worker if not down else 0.0
+        working[s] = n
         new = float(offered[s])
-        if norep:
+        if norep or down:
             acc = 0.0
         elif maxmem > 0:
-            room = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb - backlog)
+            room = max(0.0, slots - backlog - kept)
             if policy == "noeviction":
                 acc = min(new, room)
-            else:  # an LRU/LFU/random policy accepts, then evicts queued jobs (silent loss)
+            else:  # an LRU/LFU/random policy accepts, then evicts: finished jobs, then queued ones
                 acc = new
-                cap = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb)
-                if backlog + new > cap:
-                    led["lost"] += backlog + new - cap
-                    backlog = max(0.0, cap - new)
+                over = backlog + kept + new - max(0.0, slots)
+                if over > 0 and kept > 0:
+                    gone = min(kept, over)
+                    if ttl:
+                        ring *= (kept - gone) / kept
+                    kept -= gone
+                    over -= gone
+                if over > 0:
+                    led["lost"] += over
+                    backlog = max(0.0, backlog - over)
         else:
             acc = new
         refused[s] = new - acc
@@ -442,7 +496,11 @@ def _queue(sub: Substrate, lanes, admitted, config, state, workers: int) -> Queu
         backlog -= c
         led["consumed"] += c
         led["completed"] += c
+        if ttl:
+            ring[t % ttl] += c
+            kept += c
         left[s] = backlog
     state["backlog"] = backlog
+    state["kept"] = kept
     share = np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
-    return QueueSeconds("noreplicas" if norep else "enqueue_oom", share, wait, left)
+    return QueueSeconds("noreplicas" if norep else "enqueue_oom", share, wait, left, working)

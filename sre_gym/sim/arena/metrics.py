@@ -7,11 +7,14 @@ Series, each labelled by ``service`` (the lane's entry service) and ``lane`` whe
 - ``arena_request_duration_seconds{quantile="0.5"|"0.99"}``: the latency of the scrape interval
   (a summary: absent when nothing finished);
 - ``arena_db_pool_wait_seconds``: the longest checkout wait of a service's pool in the interval;
-- ``arena_queue_jobs{queue}``: jobs waiting in a queue; ``arena_db_checkpoint_active``;
+- ``arena_queue_jobs{queue}``: jobs waiting in a queue; ``arena_queue_workers{queue}``: worker
+  processes working on it (rq-exporter's ``rq_workers``); ``arena_db_checkpoint_active``;
 - ``up``: a service serving (0 while a store restarts or a Deployment is scaled to zero);
 - per pod (``service``, ``pod``): ``arena_pod_start_time_seconds`` and
   ``arena_pod_starts_total`` (a rolling restart shows pod by pod), and ``arena_db_pool_max`` (the
-  pool size plus overflow the pod started with).
+  pool size plus overflow the pod started with), and for the queue's worker pods
+  ``kube_pod_container_status_restarts_total`` (kube-state-metrics: a crash-looping worker's
+  restarts).
 
 The store is built from the world's recorded seconds, only up to now, and only when queried, so
 a query never changes a run; it grows as time passes.
@@ -58,6 +61,8 @@ def _sync(world: Any) -> _Store:
     dur = st.fam("arena_request_duration_seconds", ("service", "lane", "quantile"))
     pools = st.fam("arena_db_pool_wait_seconds", ("service",))
     queue = st.fam("arena_queue_jobs", ("queue",))
+    working = st.fam("arena_queue_workers", ("queue",))
+    restarts = st.fam("kube_pod_container_status_restarts_total", ("service", "pod"))
     ckpt = st.fam("arena_db_checkpoint_active", ())
     up = st.fam("up", ("service",))
     pod_start = st.fam("arena_pod_start_time_seconds", ("service", "pod"))
@@ -85,6 +90,10 @@ def _sync(world: Any) -> _Store:
         if world.sub.worker_procs:
             b = float(world.rec_backlog[t1 - 1]) if t1 > 0 else 0.0
             st.tsdb.write(queue, k, queue.rows_for([("redis-queue",)]), np.array([round(b)]))
+            n = float(world.rec_working[t1 - 1]) if t1 > 0 else 0.0
+            st.tsdb.write(working, k, working.rows_for([("redis-queue",)]), np.array([n]))
+        if world.workers is not None:
+            _restarts(world, st, k, t1, restarts)
         if "db-maintenance" in world.sub.services:
             v = float(world.rec_ckpt[t0:t1].any()) if t1 > t0 else 0.0
             st.tsdb.write(ckpt, k, ckpt.rows_for([()]), np.array([v]))
@@ -113,6 +122,17 @@ def _pods(world: Any, st: _Store, k: int, t1: int, start: Any, starts: Any, pool
             size = vals.get(p.size_key, world.config[p.size_key])
             over = vals.get(p.overflow_key, world.config[p.overflow_key])
             st.tsdb.write(pool, k, pool.rows_for(row), np.array([float(size) + float(over)]))
+
+
+def _restarts(world: Any, st: _Store, k: int, t1: int, fam: Any) -> None:
+    """Container restarts of each worker pod up to ``t1``."""
+    svc = world.workers.spec.service
+    n = [0] * len(world.workers.pods)
+    for t, i, kind, _ in world.workers.log:
+        if kind == "start" and t < t1 and i < len(n):
+            n[i] += 1
+    for i, v in enumerate(n):
+        st.tsdb.write(fam, k, fam.rows_for([(svc, f"{svc}-{i}")]), np.array([float(v)]))
 
 
 def query(

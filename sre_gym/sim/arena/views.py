@@ -73,10 +73,16 @@ def db_view(w: Any, kind: str) -> Any:
 
 
 def redis_info(w: Any, service: str) -> dict[str, Any]:
-    used = w.sub.queue_idle_mb + float(w.state.get("backlog", 0.0)) * w.sub.job_kb / 1024.0
-    out = {"used_memory_mb": round(used, 2), "connected_slaves": 0}
+    """INFO: memory (the idle footprint, queued jobs and the finished jobs kept until their hashes
+    expire), replication and the keyspace."""
+    queued, kept = float(w.state.get("backlog", 0.0)), float(w.state.get("kept", 0.0))
+    used = w.sub.queue_idle_mb + (queued + kept) * w.sub.job_kb / 1024.0
+    out: dict[str, Any] = {"used_memory_mb": round(used, 2), "connected_slaves": 0}
     if service == "redis-queue":
-        out["queued_jobs"] = int(round(float(w.state.get("backlog", 0.0))))
+        out["queued_jobs"] = int(round(queued))
+        out["keyspace"] = {"db0": {"keys": int(round(queued + kept)), "expires": int(round(kept))}}
+        if w.workers is not None:
+            out["connected_clients"] = 1 + w.workers.running()
     return out
 
 
@@ -165,13 +171,8 @@ def log_stream(w: Any, service: str, t0: int, t1: int) -> list[str]:
     for t, svc, line in w.pod_log:
         if svc == service and t0 <= t < t1:
             events.append((int(t), 0, line))
-    denied = w.config.get("redis-queue.acl.default.denied", [])
-    pops = [c for c in ("blmove", "blpop", "brpop") if c in denied]
-    if service in ("worker-long", "redis-queue") and pops:
-        events += [
-            (t, 2, f"ERROR NOPERM User default has no permissions to run the '{pops[0]}' command")
-            for t in range(t0 - t0 % 10 + 10, t1, 10)
-        ]
+    if w.workers is not None and service == w.workers.spec.service:
+        events += [(t, 0, line) for t, line in w.workers.lines(t0, t1)]
     if service == "db-maintenance":
         ck = w.rec_ckpt[t0:t1]
         starts = np.flatnonzero(ck & ~np.concatenate([[False], ck[:-1]])) + t0 if len(ck) else []

@@ -29,8 +29,9 @@ from sre_gym.sim.arena.messages import MessageStore, guard_ms
 from sre_gym.sim.arena.pods import Deployments
 from sre_gym.sim.arena.routes import Route
 from sre_gym.sim.arena.sessions import Sessions
+from sre_gym.sim.arena.workers import Workers
 
-MODEL_VERSION = "arena-sim/3"  # bump when the dynamics change: it is in the calibration fingerprint
+MODEL_VERSION = "arena-sim/4"  # bump when the dynamics change: it is in the calibration fingerprint
 RELEASE = "incident-arena-r1"
 DEFAULT_OUTAGE_S = 10
 BUILD_S = 45  # an image build on a warm layer cache, before the rollout starts
@@ -59,6 +60,7 @@ class ArenaWorld:
         self.rec_backlog = np.zeros(self.horizon)
         self.rec_cause = np.zeros((L, self.horizon), dtype=np.int8)
         self.rec_up = np.ones((len(self.sub.services), self.horizon), dtype=bool)
+        self.rec_working = np.zeros(self.horizon)  # the queue's worker processes working
         self.config: dict[str, Any] = copy.deepcopy(self.sub.config)
         self.config.update(copy.deepcopy(self.sub.harmless))
         self.persisted: dict[str, Any] = copy.deepcopy(self.config)
@@ -77,6 +79,11 @@ class ArenaWorld:
         self.sessions = Sessions(self.sub)
         self.sessions.connect(0, self.config)
         self.store = MessageStore(self.sub.messages) if self.sub.messages else None
+        spec = self.sub.workers
+        self.workers = None
+        if spec is not None:
+            n = int(self.config.get(f"{spec.service}.replicas", 0))
+            self.workers = Workers(spec, self.sub.rollout, self.streams, n)
         # image tags whose build carries the task's image-tier fault, and the edited source trees
         self.leaky: set[str] = set()
         self.sources: dict[str, dict[str, str]] = {}
@@ -197,6 +204,9 @@ class ArenaWorld:
             self.rec_up[j, sl] = svc not in down
         gens = {p: self.pods.generations(p) for p in self.sub.pools}
         secs = np.arange(t0, t1)
+        if self.workers is not None:
+            svc = self.workers.spec.service
+            self.workers.resize(0 if svc in down else int(self.config[f"{svc}.replicas"]), t0)
         cold = {
             svc: c.pool_hold_ms
             / 1000.0
@@ -216,7 +226,7 @@ class ArenaWorld:
             down=down,
             pool_gens=gens,
             session_timeouts=self.sessions.timeouts_ms(self.config),
-            workers=self._workers(),
+            workers=self.workers if self.workers is not None else self._workers(),
             cold_hold_s=cold,
             store=self.store,
         )
@@ -228,6 +238,7 @@ class ArenaWorld:
         self.rec_ckpt[sl] = seg.checkpoint
         self.rec_backlog[sl] = seg.backlog
         self.rec_cause[:, sl] = seg.cause
+        self.rec_working[sl] = seg.working
         for p, w in seg.pool_wait.items():
             self.rec_pool_wait[p][sl] = w
 
@@ -240,6 +251,9 @@ class ArenaWorld:
         return round(backlog / rate, 3)
 
     def _workers(self) -> int:
+        """Worker processes working now."""
+        if self.workers is not None:
+            return self.sub.worker_procs * self.workers.running()
         if "worker-long" in self.down():
             return 0
         return self.sub.worker_procs * int(self.config.get("worker-long.replicas", 0))
@@ -259,6 +273,8 @@ class ArenaWorld:
             "ledger": led,
             "backlog": round(float(self.state.get("backlog", 0.0)), 3),
             "queue_wait_s": self._queue_wait(),
+            "finished_jobs_kept": round(float(self.state.get("kept", 0.0)), 3),
+            "workers": self.workers.snapshot() if self.workers is not None else [],
             "counters": {
                 "flushall": self.counters["flushall"],
                 "restarts": list(self.counters["restarts"]),
@@ -496,9 +512,7 @@ class ArenaWorld:
             self.cache_run_id ^= 0x5A5A
 
     def _lose_backlog(self) -> None:
-        led = self.state.setdefault("ledger", dynamics.new_ledger())
-        led["lost"] += float(self.state.get("backlog", 0.0))
-        self.state["backlog"] = 0.0
+        dynamics.drop_queue(self.state)
 
     def _roll(self, svc: str) -> list[int]:
         return self.pods.roll(svc, self.now, self.persisted)
@@ -518,6 +532,8 @@ class ArenaWorld:
                 self.config[k] = copy.deepcopy(self.persisted[k])
         if service in self.pods.deps:
             ready = self._roll(service)
+            if self.workers is not None and service == self.workers.spec.service:
+                self.workers.restart(self.now)
             if service in ("api",) and self.sub.app_sessions:
                 self.sessions.connect(self.now, self.config)
             return {"ready_s": max(ready)}

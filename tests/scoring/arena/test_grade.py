@@ -166,3 +166,30 @@ def test_the_two_reported_malformed_inputs_are_void(where, value):
     art, key = where.rsplit("/", 1)
     ev.artifacts[art][key] = value
     assert grade(ev)["status"] == "void"
+
+
+def test_a_restart_probe_judges_what_the_restart_did():
+    # declared at once, the workers come back late and the backlog is still draining when the
+    # verifier restarts the queue: the probe fails as the soak's end did, so the challenge says
+    # nothing against the repair and the failure is the outcome's alone
+    ev = _evidence("arena-000", "fix_and_declare_at_once")
+    rec = ev.artifacts["challenge/restart-receipt.json"]
+    job = rec["probe"]["lanes"]["job"]
+    assert job["error_rate"] > 0.5 and job["before"]["pass"] is False and job["pass"] is True
+    assert rec["pass"] and grade(ev)["failure_class"] == "declared_too_early"
+    # a runtime-only repair: in bounds before the restart, refused after it
+    ev = _evidence("arena-001", "runtime_only_fix")
+    enq = ev.artifacts["challenge/restart-receipt.json"]["probe"]["lanes"]["enqueue"]
+    assert enq["before"]["pass"] is True and enq["pass"] is False
+    assert grade(ev)["failure_class"] == "repair_did_not_last"
+
+
+@pytest.mark.parametrize("before", [None, [0, 10], "soak"])
+def test_a_restart_receipt_must_compare_with_the_soaks_end(before):
+    ev = copy.deepcopy(_evidence("arena-001", "oracle"))
+    rec = ev.artifacts["challenge/restart-receipt.json"]
+    if before is None:
+        del rec["before"]
+    else:
+        rec["before"] = before
+    assert grade(ev)["status"] == "void"

@@ -33,7 +33,11 @@ def test_each_failure_logs_its_own_cause_among_background_noise():
     assert len(every) > 300 and any(" WARN " in x or "websocket" in x for x in every)
     hits = w.log_lines("frappe-web", 60, contains="read-only")
     assert hits and all("read-only" in x for x in hits)  # the filter digs past the noise
-    assert any("NOPERM" in x for x in w.log_lines("worker-long", 60))
+    w.advance_to(400)  # the workers quit at each start (a 300 s back-off): one start at least
+    work = w.log_stream("worker-long", 0, 400)
+    assert any("no permissions to run the 'blpop' command" in x for x in work)
+    assert any("found an unhandled exception, quitting" in x for x in work)
+    assert any("Back-off restarting failed container" in x for x in work)
 
 
 def test_locks_and_sequences_views():

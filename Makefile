@@ -18,9 +18,11 @@ $(CORE): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-# everything the tests need: all extras (ray, live, viz, llm) and the dev tools
+# everything the tests need: all extras (ray, live, viz, llm, mcp, openenv, skyrl) and the dev tools.
+# openenv-core (the openenv extra before 0.4) installs the same package as openenv: remove it first
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz,llm,mcp,openenv]'
+	$(BIN)/python -m pip uninstall -q -y openenv-core 2>/dev/null || true
+	$(BIN)/python -m pip install -q -e '.[dev,ray,live,viz,llm,mcp,openenv,skyrl]'
 	touch $(CORE) $@
 
 $(PROM):

@@ -1,39 +1,50 @@
-"""The Keep baseline: a persistent incident store, rule-based alert grouping and a non-LLM diagnosis.
+"""The Keep baseline: an incident store with rule-based grouping and a non-LLM diagnosis, run the
+way a careful on-call engineer would run it.
 
-Modelled on AIOps platforms such as Keep: alerts are correlated into incidents by rules, and each
+Modelled on AIOps platforms such as Keep: alerts are correlated into incidents by rules, each
 incident is diagnosed from telemetry, topology and recent changes, then remediated. It uses only what
-any agent sees (observations and its own tool results), never ground truth.
+any agent sees (observations and its own tool results), never ground truth. A page that is no
+incident, a change that was not needed and a service left worse than before all cost, so it opens
+an incident only for a cause it can name on evidence that persisted, acts once and safely, and
+checks that its action helped.
 
 Every invocation it
 1. reads the results of the reads it issued in the previous invocation (the env returns tool results
-   one step later, so it reads after acting and uses the results on the next invocation): the call
-   graph (``get_topology``, once), recent deploys (``list_changes``), pods, deployments, network
-   policies and nodes (``k8s_get``), and the revision history of a deployment whose rollback was
-   refused (``k8s_describe``);
-2. forms *suspects*, candidate root causes with their responsible artifact and remedy: a NotReady node
-   (artifact: the node; remedy: delete the application pods on it), a NetworkPolicy that denies
-   egress (artifact: the policy; remedy: delete it), a recent deploy of a service whose own signals
-   turned abnormal after it (artifact: the commit sha; remedy: roll back to the revision before it),
-   a new deployment revision that neither the pipeline nor keep made (a configuration edited by
-   hand, named as ``service@revision``; remedy: roll back to the revision before it), a deployment
-   scaled to zero (artifact: the deployment; remedy: scale back to its last replica count), and a pod
-   whose own signals are abnormal without a deploy (CPU throttling, OOM kills, crash loops, latency
-   not explained by a dependency; artifact: the pod; remedy: a rolling restart);
-3. puts each new alert into at most one incident: the incident of the suspect that explains it best
-   (its node, its workload, a call-graph edge to it, a caller of it); failing that, by correlation
-   rules: an open incident of the same workload, or of a service adjacent in the call graph
-   (``get_topology``), whose last alert is at most ``GROUP_WINDOW_S`` old; failing that, a new
-   incident whose root cause is the most downstream abnormal service, diagnosed (``update_incident``
-   with culprit and artifact) once a suspect explains it;
-4. applies each diagnosed incident's remedy once (again if its alerts still fire ``RETRY_AFTER``
-   invocations later), resolves incidents whose alerts have all resolved, then issues the next reads.
+   one step later): the call graph and which workloads serve requests (``get_topology``, once;
+   batch jobs, exporters and the load generator never page it), recent deploys (``list_changes``),
+   pods, deployments, network policies and nodes (``k8s_get``), the revision history of every
+   deployment whose revision changed (``k8s_describe``), the error logs of the services with
+   error or latency symptoms (``query_logs``); and the revisions its own rollbacks and restarts made;
+2. forms *suspects*, causes it can name with their artifact and remedy (``sre_gym.agents.
+   keep_suspects``): a node down for good (its NotReady alert fires, which no short flap reaches;
+   remedy: delete the serving pods on it, again for pods it has not reached), a NetworkPolicy that
+   drops calls of the call graph (remedy: delete it), the latest change of a service that was
+   healthy before it and turned abnormal soon after (the commit, or ``service@revision`` for a
+   revision no pipeline deploy or keep made; remedy: roll back), a deployment scaled to zero
+   (remedy: scale back), a service whose pods misbehave without a change (the pod; remedy: a rolling
+   restart). Evidence is a service's own signals that persisted, are corroborated or lasted; not
+   CPU throttling during a load surge, not errors its logs blame on a third party, not symptoms of a
+   failing dependency, not the transients of keep's own action or of a rollout;
+3. groups each new alert into at most one incident: the incident of the suspect that explains it
+   best (its node, its workload, a call-graph edge to it, a caller of it), or the open incident of
+   the same root cause (one incident per fault, kept growing: its coverage counts), or by
+   correlation rules an open incident whose culprit it names or calls, within ``GROUP_WINDOW_S``.
+   An alert that no suspect explains opens nothing: it waits (up to ``FRESH_S``);
+4. acts on each incident once (a refused remedy is tried again, ``MAX_FAILURES`` times), on a
+   service at most once per ``COOLDOWN_S``, and rolls back only with the revision history at hand:
+   to the newest revision before the change that is not known to be bad and not older than a fix
+   or revert, while the change is what runs (``sre_gym.agents.keep_revisions``). It undoes its own
+   rollback when a fix landed just before it, or when the service's pods, fine before, crash-loop
+   or stay unready after it. Incidents whose alerts have all resolved are resolved; then it issues
+   the next reads.
 
 What it cannot do: tell a harmless deploy from a harmful one except by the timing and the signals
-that follow it; see a fault whose symptoms never reach an alert rule, or whose alerts were already
-firing for an earlier fault; separate two faults on one service at once (their alerts share an
-incident); name a config key rather than the commit that changed it; see feature-flag changes or
-zone-wide outages as such; repair with a source patch or a config patch. Its evidence is up to one
-invocation (120 s) old, so it typically reports and repairs one invocation after the oracle would.
+that follow it (a benign deploy landing just after a bad one takes the blame); see a fault whose
+symptoms never reach an alert rule, or that strikes a service already sick; separate two faults on
+one service at once (their alerts share an incident); name a config key rather than the commit that
+changed it; see feature-flag changes or zone-wide outages as such; repair with a source patch or a
+config patch. Its evidence is up to one invocation (120 s) old and it waits for evidence to
+persist, so it typically reports and repairs one or two invocations after the oracle would.
 
 The pure readers of its cues (alert parsing, alert families, network-policy semantics, pod and
 deploy look-ups) and the ``Alert`` and ``Suspect`` records live in ``sre_gym.agents.keep_cues``.
@@ -42,40 +53,37 @@ deploy look-ups) and the ``Alert`` and ``Suspect`` records live in ``sre_gym.age
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from sre_gym.agents.base import Agent, alerts_of, call
 from sre_gym.agents.keep_cues import (
     ENTRY_ALERTS,
-    OWN_ALERTS,
-    POD_FAULT_ALERTS,
+    NOT_SERVING,
     SERVICE_ALERTS,
     Alert,
     Suspect,
     abnormal_services,
-    denying_policies,
-    node_of,
-    parse_time,
-    pod_of,
     reverted,
 )
+from sre_gym.agents.keep_revisions import Action, Rollbacks, own_revision
+from sre_gym.agents.keep_suspects import LAG_S, NEVER, Diagnosis
 from sre_gym.clock import rfc3339
 from sre_gym.tools.policy import BENCHMARK_WORKLOADS
 from sre_gym.tools.specs import BUDGET_S, TOOLS
 
-CHANGE_WINDOW_S = 900  # a deploy stays a suspect this long
-DEPLOY_EFFECT_S = 480  # a deploy is suspect only if its service's signals turn abnormal this soon
 CHANGES_SINCE_S = 420  # each list_changes read covers this much history (reads are 120 s apart)
 FRESH_S = 300  # alerts that started this recently and are in no incident get grouped
-LAG_S = 30  # a deploy's effects reach an alert at least this late
 STRONG = 6  # an explanation at least this good groups an alert at once
 GROUP_WINDOW_S = 300  # a related alert joins an incident this soon after its last alert
-RESTART_SETTLE_S = 240  # pod alerts this soon after keep's own restart are its transients
-OWN_ECHO_S = 300  # revisions this soon after keep's own action may be the orchestrator's checks
-RETRY_AFTER = 3  # invocations before a remedy is applied again if the incident still fires
-MAX_REMEDIES = 2
-NEVER = -1e18
+COOLDOWN_S = 600  # no second disruptive action on a service this soon (an undo excepted)
+OUTSIDE_LOG = re.compile(r"upstream .+ timed out")  # how a flaky third party shows in the logs
+LOG_SINCE_S = 120  # error logs read per service with symptoms, this far back
+MAX_LOG_READS = 4
+MAX_FAILURES = 2  # refused remedies of an incident tried again
+# suspects of one root cause, the better diagnosis higher
+RANK = {"pod": 0, "scaled": 1, "deploy": 2, "netpol": 3, "node": 4}
 
 
 def _duration(tool: str) -> int:
@@ -89,19 +97,20 @@ class Incident:
     members: set[str] = field(default_factory=set)
     suspect: Suspect | None = None
     last_alert_t: float = 0.0
-    remedied: int | None = None  # invocation of the last remedy
     fixed_at: float | None = None  # when its first remedy ran
     remedies: int = 0
+    failures: int = 0  # remedies the cluster refused
     quiet: int = 0  # invocations in a row without a firing member
     open: bool = True
     reported: bool = False
+    rediagnosed: bool = False  # its diagnosis changed since it was reported
 
     @property
     def artifact(self) -> str | None:
         return self.suspect.artifact if self.suspect else None
 
 
-class KeepAgent(Agent):
+class KeepAgent(Diagnosis, Rollbacks, Agent):
     name = "keep"
 
     def __init__(self) -> None:
@@ -114,31 +123,41 @@ class KeepAgent(Agent):
         self.callers: dict[str, set[str]] = {}
         self.callees: dict[str, set[str]] = {}
         self.hard_callees: dict[str, set[str]] = {}
-        self.services: set[str] = set()
+        self.services: set[str] = set()  # the workloads that serve requests
         self.nodes: set[str] = set()
+        self.entry: str | None = None  # the entry point (its user-facing alerts are its symptoms)
         self.changes: dict[str, dict[str, Any]] = {}  # sha -> deploy seen in list_changes
         self.pods: list[dict[str, Any]] = []
         self.deployments: dict[str, dict[str, Any]] = {}
         self.netpols: list[dict[str, Any]] = []
         self.ports: dict[str, int] = {}  # service -> the port its pods listen on
         self.node_status: dict[str, str] = {}
+        self.down_since: dict[str, float] = {}  # node -> since when our reads show it NotReady
         self.history: dict[str, list[dict[str, Any]]] = {}  # deployment -> revision history
+        self.described_at: dict[str, float] = {}  # deployment -> when its history was read
         self.want_describe: set[str] = set()
         self.incidents: dict[str, Incident] = {}
         self.owner: dict[str, str] = {}  # alert id -> incident id
         self.by_suspect: dict[tuple, str] = {}  # suspect key -> incident id
         self.closed: dict[tuple, float] = {}  # suspect key -> when its incident was resolved
-        self.restarted: dict[str, float] = {}  # service -> when keep restarted it
+        self.touched: dict[str, float] = {}  # service -> when keep last acted on it
+        self.own_revs: dict[str, set[int]] = {}  # deployment -> revisions keep's actions made
         self.undone: set[str] = set()  # deploys keep rolled back
-        self.rolled_back: dict[str, float] = {}  # deployment -> when keep last rolled it back
+        self.bad: set[str] = set()  # short shas of changes known to be bad
+        self.actions: list[Action] = []
+        self.deleted: set[str] = set()  # objects keep deleted
+        self.pending: dict[int, Action] = {}  # id of a call sent -> its action record
         self.remedy_of: dict[int, str] = {}  # id of a remedy call sent -> its incident
+        self.undoing: dict[int, str] = {}  # id of a rollback call sent -> the deploy it undoes
         self.read_at = 0.0  # when the reads sent last invocation ran
         self.seen_until = 0.0  # when the reads we hold ran
         self.prev_seen = 0.0  # when the reads before those ran
         self.replicas: dict[str, int] = {}  # deployment -> replicas it last had (when > 0)
         self.zero_since: dict[str, float] = {}  # deployment -> since when it has 0 replicas
-        self.undoing: dict[int, str] = {}  # id of a rollback call sent -> the deploy it undoes
         self.live: set[tuple] = set()  # keys of this invocation's suspects
+        self.outside: dict[str, float] = {}  # service -> when its errors named a third party
+        self.log_targets: list[str] = []  # services whose error logs to read next
+        self.logs_at: dict[str, float] = {}  # service -> when its error logs were last read
         self.n_reports = 0
         self.n_new = 0
 
@@ -151,6 +170,7 @@ class KeepAgent(Agent):
         sent, self.sent = self.sent, []
         undoing, self.undoing = self.undoing, {}
         remedy_of, self.remedy_of = self.remedy_of, {}
+        pending, self.pending = self.pending, {}
         self.prev_seen, self.seen_until = self.seen_until, self.read_at
         predicted, self.predicted = self.predicted, []
         n = 0
@@ -168,13 +188,21 @@ class KeepAgent(Agent):
                 if want is not None and got != want:
                     self._rename(want, got)
                 continue
-            if tool == "rollback" and r.get("ok") and id(c) in undoing:
-                self.undone.add(undoing[id(c)])
+            if tool in ("rollback", "restart") and r.get("ok"):
+                rev = own_revision(res)
+                if rev is not None:
+                    self.own_revs.setdefault(args["deployment"], set()).add(rev)
+                if id(c) in pending:
+                    pending[id(c)].after = rev
+                    self.actions.append(pending[id(c)])
+                if id(c) in undoing:
+                    self.undone.add(undoing[id(c)])
+                    self.bad.add(undoing[id(c)][:7])
             if not r.get("ok") and id(c) in remedy_of:
                 inc = self.incidents.get(remedy_of[id(c)])
-                if inc is not None and inc.remedies > 0:  # it failed: try again (as told)
-                    inc.remedies -= 1
-                    inc.remedied = None
+                if inc is not None and inc.remedies > 0 and inc.failures < MAX_FAILURES:
+                    inc.remedies -= 1  # it failed: try again (as told), a few times
+                    inc.failures += 1
                 if tool == "rollback":
                     self.want_describe.add(args["deployment"])
             if res is None or isinstance(res, str):
@@ -191,9 +219,33 @@ class KeepAgent(Agent):
             elif tool == "k8s_get" and kind == "networkpolicies":
                 self.netpols = list(res)
             elif tool == "k8s_get" and kind == "nodes":
-                self.node_status = {nd["name"]: nd.get("status", "") for nd in res}
+                self._nodes(res)
+            elif tool == "query_logs" and isinstance(res, list):
+                self._logs(args["service"], res)
             elif tool == "k8s_describe" and kind == "deployments":
                 self.history[args["name"]] = list(res.get("revision_history", []))
+                self.described_at[args["name"]] = self.seen_until
+        for ch in self.changes.values():  # a change a later revert undid is bad
+            if ch["sha"][:7] not in self.bad and reverted(ch, self.changes):
+                self.bad.add(ch["sha"][:7])
+
+    def _logs(self, svc: str, lines: list[Any]) -> None:
+        """Do most of svc's recent error lines blame an outside dependency timing out?"""
+        self.logs_at[svc] = self.seen_until
+        lines = [str(x) for x in lines]
+        ext = [x for x in lines if OUTSIDE_LOG.search(x) and "rpc error" not in x]
+        if lines and 2 * len(ext) >= len(lines):
+            self.outside[svc] = self.seen_until
+        else:
+            self.outside.pop(svc, None)
+
+    def _nodes(self, res: list[dict[str, Any]]) -> None:
+        self.node_status = {nd["name"]: nd.get("status", "") for nd in res}
+        for name, st in self.node_status.items():
+            if st and st != "Ready":
+                self.down_since.setdefault(name, self.seen_until)
+            else:
+                self.down_since.pop(name, None)
 
     def _deployments(self, res: list[dict[str, Any]]) -> None:
         """New deployment states: replica counts, and revisions that no deploy explains."""
@@ -208,13 +260,14 @@ class KeepAgent(Agent):
             last = self.deployments.get(svc, {}).get("revision")
             if not isinstance(rev, int) or not isinstance(last, int) or rev <= last:
                 continue
-            ours = max(self.restarted.get(svc, NEVER), self.rolled_back.get(svc, NEVER))
+            if svc in self.services:
+                self.want_describe.add(svc)  # keep its history at hand for a rollback
             deployed = any(
-                c["service"] == svc and last < int(c.get("revision") or 0) <= rev
+                c["service"] == svc and int(c.get("revision") or 0) == rev
                 for c in self.changes.values()
             )
-            if not deployed and ours < self.prev_seen - OWN_ECHO_S and svc in self.services:
-                key = f"{svc}@{rev}"  # a new revision no deploy of ours or the pipeline made
+            if not deployed and rev not in self.own_revs.get(svc, ()) and svc in self.services:
+                key = f"{svc}@{rev}"  # a new revision no deploy of the pipeline or keep made
                 self.changes[key] = {
                     "sha": key,
                     "service": svc,
@@ -245,8 +298,8 @@ class KeepAgent(Agent):
 
     def _topology(self, topo: dict[str, Any]) -> None:
         for s in topo.get("services", []):
-            if s.get("kind") == "loadgen":
-                continue
+            if s.get("kind") in NOT_SERVING:
+                continue  # batch jobs, exporters, the load generator: no request depends on them
             self.services.add(s["name"])
             if s.get("port"):
                 self.ports[s["name"]] = int(s["port"])
@@ -256,152 +309,43 @@ class KeepAgent(Agent):
                 if c.get("dependency") == "hard":
                     self.hard_callees.setdefault(s["name"], set()).add(c["service"])
         self.nodes = {n["name"] for n in topo.get("nodes", [])}
-
-    # ------------------------------------------------------------------ diagnosis
-    def _inherited(self, svc: str, abnormal: set[str]) -> bool:
-        """Are svc's service-level symptoms explained by an abnormal hard dependency?"""
-        return bool(self.hard_callees.get(svc, set()) & abnormal)
-
-    def _suspects(self, alerts: list[Alert], abnormal: set[str], now: float) -> list[Suspect]:
-        out: list[Suspect] = []
-        nodes = {a.node for a in alerts if a.node and a.firing}
-        nodes |= {n for n, st in self.node_status.items() if st and st != "Ready"}
-        for node in sorted(nodes):
-            t = max((a.t for a in alerts if a.node == node), default=now)
-            out.append(Suspect(("node", node), "node", node, node, t))
-        for p, (src, peer) in denying_policies(self.netpols, self.callees, self.ports):
-            out.append(
-                Suspect(
-                    ("netpol", p["name"]),
-                    "netpol",
-                    src,
-                    f"networkpolicy/{p['name']}",
-                    parse_time(p.get("created")) or now,
-                    service=src,
-                    peer=peer,
-                )
-            )
-        out += self._deploy_suspects(alerts, abnormal, now)
-        for svc, since in sorted(self.zero_since.items()):
-            if svc in self.services:
-                out.append(Suspect(("scaled", svc), "scaled", svc, f"deployment/{svc}", since, svc))
-        deployed = {s.service for s in out if s.kind == "deploy"}
-        bad_nodes = {s.culprit for s in out if s.kind == "node"}
-        for a in alerts:
-            svc = a.service
-            if not a.firing or svc is None or svc in deployed or svc not in self.services:
-                continue
-            if a.client is not None or a.t < self.restarted.get(svc, NEVER) + RESTART_SETTLE_S:
-                continue
-            pod = None
-            if a.name in POD_FAULT_ALERTS and a.pod:
-                pod = a.pod
-            elif (
-                a.name == "ServiceHighLatency"
-                and not self._inherited(svc, abnormal)
-                and a.t <= self.seen_until - LAG_S  # else a deploy we have not read may explain it
-            ):
-                pod = pod_of(self.pods, svc)
-            if pod is None or node_of(self.pods, pod) in bad_nodes:
-                continue
-            out.append(Suspect(("pod", pod), "pod", svc, f"pod/{pod}", a.t, svc, pod=pod))
-        uniq: dict[tuple, Suspect] = {}
-        for s in out:
-            uniq.setdefault(s.key, s)
-        return list(uniq.values())
-
-    def _deploy_suspects(self, alerts: list[Alert], abnormal: set[str], now: float) -> list:
-        """The latest live deploy of each service whose own signals turned abnormal after it."""
-        latest: dict[str, dict[str, Any]] = {}
-        for ch in self.changes.values():
-            t = parse_time(ch["time"])
-            if now - t > CHANGE_WINDOW_S or str(ch.get("title", "")).startswith("Revert"):
-                continue
-            if ch["sha"] in self.undone or reverted(ch, self.changes):
-                continue
-            svc = ch["service"]
-            if svc not in latest or parse_time(latest[svc]["time"]) < t:
-                latest[svc] = ch
-        out = []
-        for svc, ch in sorted(latest.items()):
-            t = parse_time(ch["time"])
-            after = [a for a in alerts if t <= a.t <= t + DEPLOY_EFFECT_S]
-            own = {a.name for a in after if a.service == svc and a.client is None}
-            cannot_reach = any(a.client == svc and a.server not in abnormal for a in after)
-            failing_callee = svc in abnormal and any(a.server == svc for a in after)
-            if (
-                own & OWN_ALERTS
-                or cannot_reach
-                or failing_callee
-                or (own & SERVICE_ALERTS and not self._inherited(svc, abnormal))
-            ):
-                art = ch["sha"]  # a drift's key is already service@revision
-                out.append(Suspect(("deploy", art), "deploy", svc, art, t, svc, change=ch))
-        return out
-
-    def _explains(self, s: Suspect, a: Alert) -> int:
-        """How well suspect s explains alert a (0: not at all)."""
-        if a.t < s.since - 60:
-            return 0
-        if s.kind == "node":
-            if a.node == s.culprit:
-                return 10
-            if a.pod and node_of(self.pods, a.pod) == s.culprit:
-                return 8
-            on_node = {p.get("deployment") for p in self.pods if p.get("node") == s.culprit}
-            return 5 if a.service in on_node else 0
-        svc = s.service or ""
-        if s.kind == "netpol":
-            if a.client == svc and a.server == s.peer:
-                return 10
-            if a.service == svc and a.name in SERVICE_ALERTS:
-                return 4
-        else:
-            if a.pod and s.pod and a.pod == s.pod:
-                return 9
-            if a.service == svc and a.client is None:
-                return 8 if a.name in OWN_ALERTS else 7
-            if a.server == svc or (a.client == svc and s.kind == "deploy"):
-                return 6
-        if a.name in ENTRY_ALERTS:
-            return 2
-        return 3 if a.service in self.callers.get(svc, ()) else 0
-
-    def _likely_culprit(self, a: Alert, abnormal: set[str]) -> str | None:
-        """Root cause of an alert no suspect explains: the most downstream abnormal service."""
-        svc = a.workload
-        if a.client and a.server and a.server not in abnormal:
-            svc = a.client  # the callee looks healthy: the caller cannot reach it
-        seen: set[str] = set()
-        while svc in self.hard_callees and svc not in seen:
-            seen.add(svc)
-            down = sorted(self.hard_callees[svc] & abnormal)
-            if not down:
-                break
-            svc = down[0]
-        return svc if svc in self.services or svc in self.nodes else None
+        self.entry = topo.get("entrypoint")
 
     # ------------------------------------------------------------------ grouping
-    def _new(self, culprit: str | None, suspect: Suspect | None = None) -> Incident | None:
-        if culprit is None:
-            return None
+    def _new(self, s: Suspect) -> Incident:
         self.n_new += 1
-        inc = Incident(f"new-{self.n_new}", culprit, suspect=suspect)
+        inc = Incident(f"new-{self.n_new}", s.culprit, suspect=s)
         self.incidents[inc.id] = inc
-        if suspect is not None:
-            self.by_suspect[suspect.key] = inc.id
+        self.by_suspect[s.key] = inc.id
         return inc
 
-    def _incident_of(self, s: Suspect) -> Incident | None:
+    def _incident_of(self, s: Suspect, t: float) -> Incident | None:
+        """The incident of suspect s: its own, the open one of its root cause (one incident per
+        fault), or a new one."""
         iid = self.by_suspect.get(s.key)
         if iid is not None and self.incidents.get(iid) and self.incidents[iid].open:
             return self.incidents[iid]
         if s.since <= self.closed.get(s.key, NEVER):
             return None
-        return self._new(s.culprit, s)
+        same = [
+            i
+            for i in self.incidents.values()
+            if i.open and i.culprit == s.culprit and t - i.last_alert_t <= GROUP_WINDOW_S
+        ]
+        if same:
+            inc = max(same, key=lambda i: i.last_alert_t)
+            old = inc.suspect
+            if inc.remedies == 0 and (old is None or RANK[s.kind] > RANK[old.kind]):
+                if old is not None and self.by_suspect.get(old.key) == inc.id:
+                    del self.by_suspect[old.key]
+                inc.suspect, inc.rediagnosed = s, True  # a better diagnosis of the same fault
+                self.by_suspect[s.key] = inc.id
+            return inc
+        return self._new(s)
 
     def _group(self, a: Alert) -> Incident | None:
-        """Correlation rules: same workload, or adjacent in the call graph, within the window."""
+        """Correlation rules: the incident's culprit, a call to or from it, a caller's service
+        symptom or the entry point's, within the window."""
         best = None
         for inc in self.incidents.values():
             if not inc.open or a.t - inc.last_alert_t > GROUP_WINDOW_S:
@@ -411,10 +355,10 @@ class KeepAgent(Agent):
                 continue  # its root cause is gone: alerts that start later are not its
             if a.workload is not None and a.workload == inc.culprit:
                 return inc
-            linked = a.service is not None and (
-                a.service in self.callers.get(inc.culprit, ())
-                or a.service in self.callees.get(inc.culprit, ())
-                or a.client == inc.culprit
+            linked = (
+                a.client == inc.culprit
+                or a.server == inc.culprit
+                or (a.name in SERVICE_ALERTS and a.service in self.callers.get(inc.culprit, ()))
             )
             if (linked or a.name in ENTRY_ALERTS) and (
                 best is None or inc.last_alert_t > best.last_alert_t
@@ -422,10 +366,16 @@ class KeepAgent(Agent):
                 best = inc
         return best
 
-    def _assign(self, alerts: list[Alert], suspects: list[Suspect], abnormal: set[str]) -> dict:
+    def _assign(self, alerts: list[Alert], suspects: list[Suspect]) -> dict:
         """Put every recent alert that is in no incident into one; returns incident -> added ids."""
         added: dict[str, list[str]] = {}
-        fresh = [a for a in alerts if a.id not in self.owner and self.now - a.t <= FRESH_S]
+        fresh = [
+            a
+            for a in alerts
+            if a.id not in self.owner
+            and self.now - a.t <= FRESH_S
+            and (a.workload is None or a.workload in self.services or a.workload in self.nodes)
+        ]
         for a in sorted(fresh, key=lambda a: (a.t, a.id)):
             best, score = None, 0
             for s in suspects:
@@ -434,42 +384,16 @@ class KeepAgent(Agent):
                     best, score = s, sc
             if score < STRONG and a.t > self.seen_until - LAG_S:
                 continue  # our reads may predate its cause: wait one invocation for evidence
-            inc = self._incident_of(best) if best is not None else None
+            inc = self._incident_of(best, a.t) if best is not None and score >= 2 else None
             if inc is None:
                 inc = self._group(a)
-            if inc is None and a.firing:
-                inc = self._new(self._likely_culprit(a, abnormal))
             if inc is None:
-                continue
+                continue  # nothing confirmed explains it: it waits
             self.owner[a.id] = inc.id
             inc.members.add(a.id)
             inc.last_alert_t = max(inc.last_alert_t, a.t)
             added.setdefault(inc.id, []).append(a.id)
         return added
-
-    def _diagnose(self, suspects: list[Suspect], by_id: dict[str, Alert]) -> list[Incident]:
-        """Attach suspects to incidents opened without one; returns the incidents diagnosed."""
-        out = []
-        for s in sorted(suspects, key=lambda s: (-s.since, s.key)):
-            if s.key in self.by_suspect or s.since <= self.closed.get(s.key, NEVER):
-                continue
-            pending = [
-                inc
-                for inc in self.incidents.values()
-                if inc.open
-                and inc.suspect is None
-                and inc.last_alert_t >= s.since - 60
-                and (
-                    s.culprit == inc.culprit
-                    or any(self._explains(s, by_id[m]) >= 6 for m in inc.members if m in by_id)
-                )
-            ]
-            if pending:
-                inc = max(pending, key=lambda i: (i.last_alert_t, i.id))
-                inc.suspect, inc.culprit = s, s.culprit
-                self.by_suspect[s.key] = inc.id
-                out.append(inc)
-        return out
 
     # ------------------------------------------------------------------ acting
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> list[dict[str, Any]]:
@@ -478,11 +402,22 @@ class KeepAgent(Agent):
         self._ingest(obs)
         alerts = [Alert.parse(a) for a in alerts_of(obs)]
         by_id = {a.id: a for a in alerts}
-        abnormal = abnormal_services(alerts)
+        abnormal = abnormal_services(alerts) & self.services
         suspects = self._suspects(alerts, abnormal, now)
         self.live = {s.key for s in suspects}
-        added = self._assign(alerts, suspects, abnormal)
-        diagnosed = self._diagnose(suspects, by_id)
+        self.log_targets = sorted(
+            {
+                a.service
+                for a in alerts
+                if a.firing
+                and a.service in self.services
+                and (
+                    a.name in SERVICE_ALERTS or (a.service == self.entry and a.name in ENTRY_ALERTS)
+                )
+                and not self._inherited(a.service, abnormal)
+            }
+        )[:MAX_LOG_READS]
+        added = self._assign(alerts, suspects)
         reserve = sum(_duration(c["tool"]) for c in self._reads(inv, dry=True))
         budget = BUDGET_S - reserve - 3 * _duration("k8s_describe")
         calls: list[dict[str, Any]] = []
@@ -510,12 +445,12 @@ class KeepAgent(Agent):
                 continue
             self.n_reports += 1
             self._rename(inc.id, f"INC-{self.n_reports:04d}")
-            inc.reported = True
+            inc.reported, inc.rediagnosed = True, False
             self.predicted.append(inc.id)
             added.pop(inc.id, None)
-        for inc in diagnosed:
-            if inc.id not in self.predicted and inc.open and inc.reported:
-                spend(
+        for inc in self.incidents.values():
+            if inc.rediagnosed and inc.open and inc.reported and inc.id not in self.predicted:
+                inc.rediagnosed = not spend(
                     call(
                         "update_incident",
                         incident_id=inc.id,
@@ -524,19 +459,12 @@ class KeepAgent(Agent):
                         summary=self._summary(inc),
                     )
                 )
-        for inc in self._to_remedy(inv, by_id):
+        for undo in self._undos(alerts):
+            spend(undo)
+        for inc in self._to_remedy():
             remedy = self._remedy(inc)
             if remedy and spend(*remedy):
-                inc.remedied, inc.remedies = inv, inc.remedies + 1
-                if inc.fixed_at is None:
-                    inc.fixed_at = now
-                self.remedy_of.update({id(c): inc.id for c in remedy})
-                if remedy[0]["tool"] == "rollback":
-                    self.rolled_back[remedy[0]["args"]["deployment"]] = now
-                if inc.suspect is not None and inc.suspect.kind == "deploy":
-                    self.undoing[id(remedy[0])] = inc.suspect.artifact
-                if inc.suspect is not None and inc.suspect.kind == "pod":
-                    self.restarted[inc.suspect.service or ""] = now
+                self._acted(inc, remedy, alerts)
         for iid, ids in sorted(added.items()):
             if iid in self.incidents and self.incidents[iid].open and iid.startswith("INC-"):
                 spend(call("update_incident", incident_id=iid, add_alert_ids=sorted(ids)))
@@ -557,17 +485,44 @@ class KeepAgent(Agent):
         self.sent = calls + reads
         return list(self.sent)
 
-    def _to_remedy(self, inv: int, by_id: dict[str, Alert]) -> list[Incident]:
+    def _acted(self, inc: Incident, remedy: list[dict[str, Any]], alerts: list[Alert]) -> None:
+        """Book-keeping of a remedy sent for incident inc."""
+        now = self.now
+        inc.remedies += 1
+        if inc.fixed_at is None:
+            inc.fixed_at = now
+        self.remedy_of.update({id(c): inc.id for c in remedy})
+        self.deleted.update(c["args"]["name"] for c in remedy if c["tool"] == "delete_resource")
+        s = inc.suspect
+        for c in remedy:
+            svc = c["args"].get("deployment")
+            if c["tool"] in ("rollback", "restart") and svc:
+                self.touched[svc] = now
+                self.pending[id(c)] = Action(
+                    svc,
+                    c["tool"],
+                    now,
+                    inc.id,
+                    self.deployments.get(svc, {}).get("revision"),
+                    self._sick(svc, alerts),
+                    self.seen_until,
+                )
+        if s is not None and s.kind == "deploy":
+            self.undoing[id(remedy[0])] = s.artifact
+
+    def _to_remedy(self) -> list[Incident]:
         out = []
         for inc in sorted(self.incidents.values(), key=lambda i: i.id):
             if not inc.open or not inc.reported or inc.suspect is None:
                 continue
-            if inc.remedies >= MAX_REMEDIES:
-                continue
-            if inc.remedied is not None:
-                firing = any(by_id[m].firing for m in inc.members if m in by_id)
-                if not firing or inv - inc.remedied < RETRY_AFTER:
-                    continue
+            if inc.remedies > 0 and not (inc.suspect.kind == "node" and self._remedy(inc)):
+                continue  # (a node is evacuated again while pods keep has not deleted sit on it)
+            if inc.suspect.key not in self.live:
+                continue  # its cause is gone
+            svc = inc.suspect.service
+            busy = self.now - self.touched.get(svc or "", NEVER) < COOLDOWN_S
+            if busy and inc.suspect.kind in ("deploy", "pod"):
+                continue  # (a rollout or restart so soon after another would churn the service)
             out.append(inc)
         return out
 
@@ -598,7 +553,8 @@ class KeepAgent(Agent):
                 for p in self.pods
                 if p.get("node") == s.culprit
                 and p.get("status") != "Terminating"
-                and p.get("deployment") in self.services  # never the load generator's
+                and p["name"] not in self.deleted
+                and p.get("deployment") in self.services  # serving workloads only
                 and p.get("deployment") not in BENCHMARK_WORKLOADS
             ]
         if s.kind == "netpol":
@@ -611,28 +567,7 @@ class KeepAgent(Agent):
         if s.kind == "scaled":
             n = self.replicas.get(s.service or "", 1)
             return [call("scale", deployment=s.service, replicas=n, incident_id=inc.id)]
-        rev = self._good_revision(s.service or "", s.change or {})
-        if rev is False:
-            self.want_describe.add(s.service or "")
-            return []
-        return [call("rollback", deployment=s.service, to_revision=rev, incident_id=inc.id)]
-
-    def _good_revision(self, svc: str, ch: dict[str, Any]) -> int | None | bool:
-        """Revision to roll back to (the one before the deploy), or False if not known yet."""
-        sha7 = str(ch.get("sha", ""))[:7]
-        hist = self.history.get(svc) or []
-        for i, h in enumerate(hist):  # a described history beats arithmetic
-            hit = int(h.get("revision", 0)) == ch.get("revision") if ch.get("drift") else False
-            if hit or (sha7 and not ch.get("drift") and sha7 in str(h.get("change_cause", ""))):
-                return int(hist[i - 1]["revision"]) if i > 0 else False
-        n = ch.get("revision")
-        if (
-            isinstance(n, int)
-            and n > 1
-            and self.rolled_back.get(svc, NEVER) < parse_time(ch["time"])
-        ):
-            return n - 1  # revisions are numbered in order; only a rollback moves one
-        return False
+        return self._rollback(inc.id, s.service or "", s.change or {})
 
     def _reads(self, inv: int, dry: bool = False) -> list[dict[str, Any]]:
         out = [call("get_topology")] if inv == 0 or not self.services else []
@@ -645,8 +580,12 @@ class KeepAgent(Agent):
         ]
         out += [
             call("k8s_describe", kind="deployments", name=svc)
-            for svc in sorted(self.want_describe)[:3]
+            for svc in sorted(self.want_describe)[:6]
+        ]
+        out += [
+            call("query_logs", service=svc, since_s=LOG_SINCE_S, level="error", limit=40)
+            for svc in self.log_targets
         ]
         if not dry:
-            self.want_describe.clear()
+            self.want_describe.difference_update(sorted(self.want_describe)[:6])
         return out

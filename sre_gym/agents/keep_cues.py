@@ -1,7 +1,8 @@
 """What the Keep baseline reads off observations and tool results: pure functions and records.
 
-Alerts are parsed into ``Alert`` (the workload, pod, node or call edge each one is about) and sorted
-into families by name; the services with their own firing signals are the *abnormal* ones. Network
+Alerts are parsed into ``Alert`` (the workload, pod, node or call edge each one is about, when it
+started and resolved) and sorted into families by name; the services with their own firing signals
+are the *abnormal* ones. Workloads of the kinds in ``NOT_SERVING`` serve no request. Network
 policies are evaluated with the standard Kubernetes semantics to find the calls of the call graph
 they drop, and the one policy responsible for each. Pods and deploys are looked up in the lists
 ``k8s_get`` and ``list_changes`` returned. A ``Suspect`` is a candidate root cause formed from these
@@ -28,8 +29,17 @@ POD_ALERTS = frozenset(
 DEPLOYMENT_ALERTS = frozenset({"KubeDeploymentReplicasMismatch", "KubeDeploymentRolloutStuck"})
 OWN_ALERTS = POD_ALERTS | DEPLOYMENT_ALERTS
 SERVICE_ALERTS = frozenset({"ServiceHighErrorRate", "ServiceHighLatency"})
-ENTRY_ALERTS = frozenset({"EntrypointHighErrorRate", "EntrypointHighLatency"})
+ENTRY_ALERTS = frozenset(  # the entry point's user-facing symptoms
+    {
+        "EntrypointHighErrorRate",
+        "EntrypointHighLatency",
+        "EntrypointRouteErrors",
+        "EntrypointSlowRequests",
+        "EntrypointErrorBudgetBurn",
+    }
+)
 NODE_ALERT = "KubeNodeNotReady"
+NOT_SERVING = frozenset({"loadgen", "infra", "batch"})  # topology kinds that serve no request
 POD_FAULT_ALERTS = frozenset(
     {
         "CPUThrottlingHigh",
@@ -59,6 +69,7 @@ class Alert:
     node: str | None = None
     client: str | None = None
     server: str | None = None
+    end: float | None = None  # when it resolved (None while firing)
 
     @classmethod
     def parse(cls, a: dict[str, Any]) -> Alert:
@@ -66,6 +77,8 @@ class Alert:
         name = a.get("name", "")
         pod = lab.get("pod")
         al = cls(a["id"], name, parse_time(a.get("starts_at")), a.get("state") == "firing", pod=pod)
+        if not al.firing:
+            al.end = parse_time(a.get("ends_at")) or al.t
         if lab.get("client") and lab.get("server"):  # call failures: the callee fails
             al.client, al.server = lab.get("client"), lab.get("server")
             al.service = al.server
@@ -81,11 +94,15 @@ class Alert:
     def workload(self) -> str | None:
         return self.node or self.service
 
+    def lasted(self, now: float) -> float:
+        """How long it has fired (until it resolved, or until ``now``)."""
+        return (now if self.end is None else self.end) - self.t
+
 
 @dataclass
 class Suspect:
     key: tuple
-    kind: str  # node | netpol | deploy | pod
+    kind: str  # node | netpol | deploy | scaled | pod
     culprit: str  # the service or node reported as the root cause
     artifact: str
     since: float  # when its evidence starts

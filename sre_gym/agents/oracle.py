@@ -80,8 +80,10 @@ class OracleAgent(Agent):
             return True
 
         # reports first (a remedy must cite one), then the remedies that relieve at once, most
-        # urgent first, then the reverts that keep a defect from coming back with the next build
+        # urgent first, then the reverts that keep a defect from coming back with the next build,
+        # then the fault's new alerts join its incident (net_score scores grouping)
         due: list[Any] = []
+        joins: list[tuple[int, str, list[str]]] = []  # (fault, its incident, alerts to add)
         for inj in injections:
             if inj.start > now:
                 continue
@@ -93,8 +95,8 @@ class OracleAgent(Agent):
             if iid is not None and mine:  # keep the incident whole: the fault's new alerts join
                 held = env.toolbox.incidents[iid].alerts
                 new = [a for a in mine if a not in held]
-                if new and spend([call("update_incident", incident_id=iid, add_alert_ids=new)]):
-                    self.unlinked.discard(inj.index)
+                if new:  # (after the remedies: a repair in time matters more)
+                    joins.append((inj.index, iid, new))
             if inj.index not in self.reported:
                 early = not mine and any(inj.start <= t and scope & ents for t, ents in pending)
                 if not mine and not early:
@@ -126,6 +128,9 @@ class OracleAgent(Agent):
             revert = self._revert(inj, self.reported[inj.index], now)
             if revert and spend(revert):
                 self.reverted.add(inj.index)
+        for index, iid, new in joins:
+            if spend([call("update_incident", incident_id=iid, add_alert_ids=new)]):
+                self.unlinked.discard(index)
         return calls
 
     def _revert(self, inj, iid: str, now: float) -> list[dict[str, Any]]:

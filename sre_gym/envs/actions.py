@@ -48,7 +48,8 @@ def parse_action(action: Any) -> tuple[list[Any], str | None, dict | None, str |
                 return [], None, None, '"usage" must be an object'
             action = action.get("calls", [])
     if action is None:
-        return [], notes, usage, None
+        # outside the action space: an error result (an empty list is the way to make no call)
+        return [], notes, usage, "an action is a list of tool calls, got None (send [] for none)"
     if isinstance(action, tuple | np.ndarray):
         action = list(action)
     if not isinstance(action, list):

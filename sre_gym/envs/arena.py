@@ -12,7 +12,7 @@ from gymnasium import spaces
 from sre_gym.bundle import write_bundle
 from sre_gym.catalogs.arena import load_task, task_ids
 from sre_gym.envs.arena_calibration import calibration_for
-from sre_gym.envs.arena_episode import finish, horizon
+from sre_gym.envs.arena_episode import finish, horizon, ready_time
 from sre_gym.envs.spaces import JsonSpace, is_call, text
 from sre_gym.scoring.arena.grade import grade
 from sre_gym.sim.arena.world import ArenaWorld, WorldError
@@ -124,9 +124,7 @@ class IncidentArenaEnv(gym.Env):
         self.reward_mode = reward_mode
         self.bundle_dir = bundle_dir
         self.render_mode = render_mode
-        self.ready_s = int(
-            max([self.task.load.warmup_s] + [f.arm_at_s + 10 for f in self.task.faults])
-        )
+        self.ready_s = ready_time(self.task)
         self.horizon = horizon(self.task, self.ready_s)
         b = self.task.budgets
         self.action_space = ArenaCall()
@@ -164,7 +162,7 @@ class IncidentArenaEnv(gym.Env):
         self.last = {"status": "ready"}
         info = {
             "task": self.task.id,
-            "tools": tools.schemas(),
+            "tools": tools.schemas(self.task.access),
             "vocabulary": list(self.task.vocabulary),
             "access": self.task.access,
         }
@@ -193,6 +191,13 @@ class IncidentArenaEnv(gym.Env):
             self.events.append({"type": "tool_call", "t": float(t), "tool": None, "ok": False})
             return self._after(info, declared=False)
         info["tool"] = tool
+        refused = tools.refusal(self.task.access, tool)
+        if refused is not None:
+            self.last = {"error": refused}
+            info["error"] = refused
+            self.events.append({"type": "refused", "t": float(t), "tool": tool})
+            self.events.append({"type": "tool_call", "t": float(t), "tool": tool, "ok": False})
+            return self._after(info, declared=False)
         dur = tools.duration(tool, args)
         info["duration_s"] = dur
         argd = args.model_dump(mode="json", exclude_defaults=True)

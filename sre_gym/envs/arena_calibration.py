@@ -56,8 +56,9 @@ def calibration_for(task: Task) -> dict[str, Any]:
     """The task's calibration record, ``provisional`` when missing or out of date."""
     rec = stored().get(task.id)
     fp = fingerprint(task)
-    if rec is None:
-        sub = load_substrate(task.substrate)
+    sub = load_substrate(task.substrate)
+    if rec is None or set(sub.lanes) - set(rec["bands"]["lanes"]):
+        # not calibrated yet (or a lane added since): provisional, with bands nothing fails
         lanes = {
             k: {"peak_p99_ms": UNCALIBRATED_MS, "trough_p99_ms": UNCALIBRATED_MS} for k in sub.lanes
         }

@@ -13,9 +13,15 @@ from typing import Any
 import numpy as np
 
 from sre_gym.bundle.evidence import Evidence
-from sre_gym.catalogs.arena import RECEIPTS, load_substrate
+from sre_gym.catalogs.arena import RECEIPTS, RESTARTS, load_substrate
 from sre_gym.catalogs.arena.schema import Task
-from sre_gym.scoring.arena.grade import checkpoint_run, probe
+from sre_gym.scoring.arena.grade import (
+    BURST_WRITES,
+    burst_unique,
+    checkpoint_challenge,
+    next_checkpoint,
+    probe,
+)
 from sre_gym.sim.arena.load import cycle_start_at_or_after
 from sre_gym.sim.arena.world import MODEL_VERSION, RELEASE, ArenaWorld
 
@@ -23,18 +29,25 @@ from sre_gym.sim.arena.world import MODEL_VERSION, RELEASE, ArenaWorld
 SAFE_STATEMENT_TIMEOUT_MS = 2000.0
 
 
+def ready_time(task: Task) -> int:
+    """When the agent's session starts: the task's own time, or once the warm-up is over and every
+    runtime leg has had 10 s to manifest (the episode-ready gate)."""
+    gate = max([task.load.warmup_s] + [int(f.arm_at_s) + 10 for f in task.faults])
+    return max(gate, int(task.ready_at_s or 0))
+
+
 def horizon(task: Task, ready_s: int) -> int:
-    """Seconds the world must cover: the agent window, alignment, soak, challenge and a margin."""
+    """Seconds the world must cover: the agent window, alignment, soak, challenge (a rolling
+    restart, the wait after it and the probe) and a margin."""
     p = task.load.period_s
-    return ready_s + task.budgets.agent_window_s + p * (task.load.soak_cycles + 3) + 120
-
-
-def next_checkpoint(cfg: dict[str, Any], t: int) -> int | None:
-    if not cfg.get("db-maintenance.enabled"):
-        return None
-    period, off = int(cfg["db-maintenance.period_s"]), int(cfg["db-maintenance.offset_s"])
-    k = -(-(t - off) // period)
-    return off + k * period
+    ch = task.challenge
+    return (
+        ready_s
+        + task.budgets.agent_window_s
+        + p * (task.load.soak_cycles + 2)
+        + 240
+        + (ch.post_ready_wait_s + ch.probe_s)
+    )
 
 
 def finish(
@@ -74,37 +87,52 @@ def finish(
         "agent_frozen": copy.deepcopy(boundary),
     }
     if ch.type == "database_checkpoint":
+        # the controller is restarted first, so the run comes from its stored schedule (Arena's
+        # challenge reads the protected schedule): a schedule set only at runtime is gone
+        world.restart("db-maintenance")
         nxt = next_checkpoint(world.config, end)
         dur = int(world.config.get("db-maintenance.duration_s", 0))
         b = nxt if nxt is not None else end
         world.advance_to(b + max(dur, 1) + 1)
-        run = checkpoint_run(_ev_arrays(world), b, dur) if nxt is not None else {}
         snapshots["after_challenge"] = world.snapshot()
-        cfg, base = world.config, load_substrate(task.substrate).config
-        ok = bool(
-            nxt is not None
-            and run["run_completed"]
-            and run["outside_peak"]
-            and cfg.get("db-maintenance.period_s") == base["db-maintenance.period_s"]
-            and cfg.get("db-maintenance.duration_s") == base["db-maintenance.duration_s"]
+        res = checkpoint_challenge(
+            _ev_arrays(world), world.config, load_substrate(task.substrate).config, end
         )
         receipt.update(
-            {"window": [b, b + max(dur, 1)], "boundary_s": b, "duration_s": dur, "pass": ok}
+            {
+                "window": [b, b + max(dur, 1)],
+                "boundary_s": res["boundary_s"],
+                "duration_s": dur,
+                "pass": res["pass"],
+            }
         )
     else:
-        if ch.type == "fixed_restart":
-            world.restart(ch.target)
+        t0 = end
+        before = None
+        if ch.type in RESTARTS:
+            ready = int(world.restart(ch.target)["ready_s"])
+            t0 = max(ready, end) + ch.post_ready_wait_s
+            receipt["restart"] = {"target": ch.target, "at_s": end, "ready_s": ready}
+            # the same span of the soak's end: what the restart found
+            before = (max(start, end - ch.probe_s), end)
+            receipt["before"] = list(before)
         else:  # service_event_recurrence: the trigger fires again
             world.set_event(ch.target, True)
-        t1 = end + ch.probe_s
+        t1 = t0 + ch.probe_s
         world.advance_to(t1)
         snapshots["after_challenge"] = world.snapshot()
-        res = probe(_ev_arrays(world), world.lanes, end, t1, bands)
-        receipt.update(
-            {"window": [end, t1], "target": ch.target, "probe": res, "pass": res["pass"]}
-        )
+        res = probe(_ev_arrays(world), world.lanes, t0, t1, bands, before)
+        ok = res["pass"]
+        if ch.type == "concurrent_sequence":
+            # barrier-synchronised writes to one channel: unique numbers only from an atomic
+            # sequencer, as the restarted service runs it
+            unique = burst_unique(snapshots["after_challenge"])
+            receipt["burst"] = {"writes": BURST_WRITES, "channel": "C01", "unique": unique}
+            ok = ok and unique
+        receipt.update({"window": [t0, t1], "target": ch.target, "probe": res, "pass": ok})
     t_end = int(world.now)
     decl = anchor if declared else None
+    sub = load_substrate(task.substrate)
     meta = {
         "task": task.id,
         "seed": int(seed),
@@ -119,8 +147,8 @@ def finish(
         if declared
         else "window_elapsed_soak_complete",
         "safe_statement_timeout_ms": SAFE_STATEMENT_TIMEOUT_MS,
+        "search_fresh_s": sub.messages.search_fresh_s if sub.messages else None,
     }
-    sub = load_substrate(task.substrate)
     artifacts = {
         "task.json": task.model_dump(mode="json", by_alias=True),
         "meta.json": meta,

@@ -61,11 +61,13 @@ def qualify_task(task_id: str, seeds=DEFAULT_SEEDS, only: set[str] | None = None
         passed = [r["pass"] for r in results]
         void = sum(r["status"] != "graded" for r in results)
         provisional |= any(r["provisional"] for r in results)
-        bad = sum(p != (must == "pass") for p in passed) + void
+        bad = void + (0 if must == "info" else sum(p != (must == "pass") for p in passed))
         if must == "pass":
             fn += bad
-        else:
+        elif must == "fail":
             fp += bad
+        else:
+            fn += void
         rows.append(
             {
                 "policy": name,
@@ -99,7 +101,7 @@ def format_qualification(results: list[dict[str, Any]]) -> str:
         lines.append(f"{r['task']}: {state}  FP={r['fp']} FN={r['fn']}{prov}")
         for p in r["policies"]:
             cls = ", ".join(f"{k} {v}" for k, v in sorted(p["classes"].items()))
-            mark = "ok " if p["ok"] else "BAD"
+            mark = "-- " if p["must"] == "info" else "ok " if p["ok"] else "BAD"
             lines.append(
                 f"  {mark} {p['policy']:<28} must {p['must']:<4} passed {p['passed']}/{p['seeds']}"
                 + (f"  void {p['void']}" if p["void"] else "")
@@ -128,6 +130,8 @@ def leaderboard_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by.setdefault(r["agent"], []).append(r)
+    if len(by) > 1:
+        by["(all)"] = list(records)  # every agent's failures pooled, as the write-up counts them
     rows = []
     for agent, recs in by.items():
         graded = [r for r in recs if r["status"] == "graded"]
@@ -150,7 +154,7 @@ def leaderboard_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for c in FAILURE_CLASSES:
             row[c] = cls.get(c, 0) / len(fails) if fails else 0.0
         rows.append(row)
-    rows.sort(key=lambda r: (-r["pass_rate"], r["agent"]))
+    rows.sort(key=lambda r: (r["agent"] == "(all)", -r["pass_rate"], r["agent"]))
     return rows
 
 

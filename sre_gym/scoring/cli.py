@@ -11,7 +11,9 @@ def _leaderboard(a: argparse.Namespace) -> int:
     from sre_gym.scoring.leaderboard import leaderboard
 
     try:
-        board = leaderboard(a.results)
+        board = leaderboard(
+            a.results, rank_by="marathon_score" if a.reward == "paper" else "net_score"
+        )
     except (OSError, ValueError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -38,4 +40,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--md", metavar="OUT.md", help="also write the table as markdown")
     p.add_argument("--csv", metavar="OUT.csv", help="also write the table as CSV")
     p.add_argument("--markdown", action="store_true", help="print markdown instead of text")
+    p.add_argument(
+        "--reward",
+        choices=("net", "paper"),
+        default="net",
+        help="rank by net_score (the default) or by the paper's Marathon-Score",
+    )
     p.set_defaults(fn=_leaderboard)

@@ -177,6 +177,7 @@ class Leaderboard:
     rows: list[dict[str, Any]]
     best: dict[str, set[str]] = field(default_factory=dict)
     columns: tuple[Column, ...] = COLUMNS
+    rank_by: str = "net_score"
 
     def is_best(self, method: str, key: str) -> bool:
         return method in self.best.get(key, set())
@@ -206,7 +207,7 @@ class Leaderboard:
         lines.insert(1, "  ".join("-" * w for w in widths))
         return (
             "\n".join(lines) + "\n* best in column (higher is better for the scores and "
-            "stage shares, lower for the rest); ranked by net_score\n"
+            f"stage shares, lower for the rest); ranked by {self.rank_by}\n"
         )
 
     def to_markdown(self) -> str:
@@ -263,8 +264,14 @@ class Leaderboard:
         return df.set_index("method")
 
 
-def leaderboard(results: Any, columns: tuple[Column, ...] = COLUMNS) -> Leaderboard:
-    """Aggregate results (anything ``load_results`` reads) into one row per method."""
+def leaderboard(
+    results: Any, columns: tuple[Column, ...] = COLUMNS, rank_by: str = "net_score"
+) -> Leaderboard:
+    """Aggregate results (anything ``load_results`` reads) into one row per method, ranked by
+    ``rank_by`` (``"net_score"``, or ``"marathon_score"`` for the paper's ranking)."""
+    if rank_by not in ("net_score", "marathon_score"):
+        raise ValueError(f"rank_by must be 'net_score' or 'marathon_score', not {rank_by!r}")
+    other = "marathon_score" if rank_by == "net_score" else "net_score"
     rows = load_results(results)
     if not rows:
         raise ValueError("no results with a Marathon-Score")
@@ -284,9 +291,9 @@ def leaderboard(results: Any, columns: tuple[Column, ...] = COLUMNS) -> Leaderbo
         table.append(out)
     table.sort(
         key=lambda r: (
-            r.get("net_score") is None,
-            -(r.get("net_score") or 0.0),
-            -(r["marathon_score"] or 0.0),
+            r.get(rank_by) is None,
+            -(r.get(rank_by) or 0.0),
+            -(r.get(other) or 0.0),
             r["method"],
         )
     )
@@ -300,7 +307,7 @@ def leaderboard(results: Any, columns: tuple[Column, ...] = COLUMNS) -> Leaderbo
         best[col.key] = {
             m for m, v in vals if math.isclose(v, target, rel_tol=1e-12, abs_tol=1e-12)
         }
-    return Leaderboard(table, best, columns)
+    return Leaderboard(table, best, columns, rank_by)
 
 
 __all__ = ["COLUMNS", "Column", "Leaderboard", "leaderboard", "load_results", "normalize_row"]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sre_gym.scoring.matching import max_weight_matching
-from sre_gym.scoring.rules import acts_on, attributable_by_fault
+from sre_gym.scoring.rules import acts_on
 
 if TYPE_CHECKING:
     from sre_gym.scoring.scorer import _Stages
@@ -71,15 +71,7 @@ def net(st: _Stages, degradation: dict | None) -> Net:
     degradation summary of the same cut (``scorer._degradation``)."""
     cfg, faults, reported = st.cfg, st.faults, st.reported
     nf, ni = len(faults), len(reported)
-    horizon = st.cut - cfg.invocation_s  # alerts started by then reached an observation
-    held_ids = set().union(*(inc.alerts for inc in reported))
-    alerts = [
-        e
-        for e in st.of.get("alert", [])
-        if e["t"] <= st.cut and (e["t"] <= horizon or e["id"] in held_ids)
-    ]
-    windows = [(f["start"], f["end"], st.scopes[a]) for a, f in enumerate(faults)]
-    seen = [set(d) for d in attributable_by_fault(alerts, windows, cfg.attribution_grace_s)]
+    seen = [set(d) for d in st.seen]  # (started an invocation before the cut, or held)
     quality = np.zeros((nf, ni))
     for a in range(nf):
         for b in np.flatnonzero(st.C[a]):

@@ -80,7 +80,8 @@ class _Stages:
     forbidden: list[dict]
     repairs: _Repairs
     scopes: list[set[str]]
-    attr: list[dict[str, float]]
+    attr: list[dict[str, float]]  # per fault, its attributable alerts that incidents hold
+    seen: list[dict[str, float]]  # per fault, its attributable alerts the agent could have seen
     C: np.ndarray
     C_t: np.ndarray
     L: np.ndarray
@@ -141,11 +142,16 @@ def _stages(evidence: Evidence, cutoff: float | None, config: ScoringConfig | No
     # each fault's attributable alerts among those incidents hold (all that C and the interventions'
     # justification read), decided once rather than once per incident holding them
     held_ids = set().union(*(inc.alerts for inc in reported))
-    attr = attributable_by_fault(
-        [al for aid, al in alerts.items() if aid in held_ids],
+    # and, for net_score's coverage, those the agent could have seen: started an invocation
+    # before the cut (they reached an observation) or held. One pass serves both: an alert's
+    # attribution does not depend on the other alerts given
+    horizon = cut - cfg.invocation_s
+    seen = attributable_by_fault(
+        [al for aid, al in alerts.items() if al["t"] <= horizon or aid in held_ids],
         [(f["start"], f["end"], scopes[a]) for a, f in enumerate(faults)],
         cfg.attribution_grace_s,
     )
+    attr = [{k: v for k, v in d.items() if k in held_ids} for d in seen]
     for a, f in enumerate(faults):
         att = attr[a]
         for b, inc in enumerate(reported):
@@ -182,6 +188,7 @@ def _stages(evidence: Evidence, cutoff: float | None, config: ScoringConfig | No
         repairs=repairs,
         scopes=scopes,
         attr=attr,
+        seen=seen,
         C=C,
         C_t=C_t,
         L=L,

@@ -1,4 +1,4 @@
-"""An MCP server over one marathon: coding agents call the nineteen tools as MCP tools.
+"""An MCP server over one episode: coding agents call the env's tools as MCP tools.
 
 ``sre-gym mcp --app A --seed S`` serves one SREMarathon-v0 episode, driven call by call as the
 ``ToolCallSteps`` wrapper drives it: every tool runs at once inside the current invocation, through
@@ -13,22 +13,27 @@ the bundle holds a whole, scorable run.
 
 Transports: stdio (the default; the wire is stdout, so nothing else may print there) and streamable
 HTTP on 127.0.0.1. ``mcp`` (extra ``mcp``) is imported only here, on demand.
+
+``sre-gym mcp --env IncidentArena-v0 --task arena-008`` serves an arena task the same way: its
+eleven tools, one call per step, ``declare_repair_complete`` ends the episode and the verdict is
+graded (its pass or fail is the episode's reward; the bundle holds the whole verdict).
 """
 
 from __future__ import annotations
 
 import json
 import signal
-import threading
 from typing import Any
 
-import gymnasium as gym
+from sre_gym.serve.sessions import (
+    ARENA,
+    MARATHON,
+    ArenaSession,
+    MarathonSession,
+    Step,
+)
 
-from sre_gym.tools.cli import tool_table
-from sre_gym.tools.specs import END_INVOCATION
-from sre_gym.wrappers.tool_call_steps import ToolCallSteps
-
-ENV_ID = "SREMarathon-v0"
+ENV_ID = MARATHON
 STATUS_URI = "sre-gym://episode"
 INSTRUCTIONS = (
     "You operate a microservice application in Kubernetes for a whole marathon: faults keep "
@@ -39,103 +44,30 @@ INSTRUCTIONS = (
     "the alert history as it then stands. Call end_invocation whenever you are waiting for "
     "something to happen."
 )
+ARENA_INSTRUCTIONS = (
+    "You repair one incident on a simulated production system. Read the instruction in the "
+    "first result, investigate and repair through the tools, and call declare_repair_complete when "
+    "the repair is done: traffic then continues through a soak and a challenge, and the run is "
+    "graded on the outcome and on how safely you repaired it. Each call costs its simulated "
+    "duration and one of a limited number of calls."
+)
+Session = MarathonSession | ArenaSession
 
 
-class MarathonSession:
-    """One episode, driven one tool call at a time (thread-safe: calls are serialised)."""
-
-    def __init__(
-        self,
-        app: str = "online-boutique",
-        seed: int = 0,
-        *,
-        profile: str | None = None,
-        schedule: str | dict | None = None,
-        evaluation_key: str | None = None,
-        bundle_dir: str | None = None,
-        reward: str = "net",
-    ) -> None:
-        kw: dict[str, Any] = {"app": app, "bundle_dir": bundle_dir, "reward": reward}
-        if profile is not None:
-            kw["profile"] = profile
-        if schedule is not None:
-            kw["schedule"] = schedule
-        if evaluation_key is not None:
-            kw["evaluation_key"] = evaluation_key
-        self.env = ToolCallSteps(gym.make(ENV_ID, **kw))
-        self.base = self.env.base
-        self._lock = threading.Lock()
-        obs, self.info = self.env.reset(seed=seed)
-        self.obs = obs
-        self.done = False
-
-    # ------------------------------------------------------------------ surface
-    def tools(self) -> list[dict[str, Any]]:
-        """Name, description and input schema of every tool of the profile, then end_invocation."""
-        rows = [
-            {"name": r["name"], "description": r["description"], "input_schema": r["schema"]}
-            for r in tool_table(self.base.profile)
-        ]
-        rows.append(
-            {
-                "name": END_INVOCATION.name,
-                "description": END_INVOCATION.description,
-                "input_schema": END_INVOCATION.json_schema(),
-            }
-        )
-        return rows
-
-    def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[dict[str, Any], bool]:
-        """Run one call; returns (result, is_error). Nothing raises for bad input: a malformed or
-        refused call is an error result and changes nothing but the evidence the env keeps."""
-        with self._lock:
-            if self.done:
-                return {"ok": False, "error": "the episode is over: " + self._ending()}, True
-            if not isinstance(name, str) or not name:
-                return {"ok": False, "error": "a tool call needs a tool name"}, True
-            args = {} if arguments is None else arguments
-            obs, _, terminated, truncated, info = self.env.step({"tool": name, "args": args})
-            self.obs, self.info = obs, info
-            results = self.env.step_results
-            first = dict(results[0]) if results else {"ok": False, "error": "no result"}
-            if info.get("invocation_ended"):
-                first = {**results[-1]} if name == END_INVOCATION.name else first
-                first["observation"] = {
-                    "time": int(obs["time"]),
-                    "invocation": int(obs["invocation"]),
-                    "alerts": json.loads(obs["alerts"]),
-                    "incidents": json.loads(obs["incidents"]),
-                }
-            if terminated or truncated:
-                self.done = True
-                first["episode_over"] = self._ending()
-            return first, not first.get("ok", False)
-
-    def status(self) -> dict[str, Any]:
-        """Where the episode stands, without spending simulated time: the current invocation, the
-        simulated time, the budget left in this invocation and whether the episode is over."""
-        with self._lock:
-            return {
-                "invocation": int(self.base.invocation),
-                "time": int(self.obs["time"]),
-                "budget_left_s": float(self.base.budget_left),
-                "episode_over": self.done,
-            }
-
-    def close(self) -> str | None:
-        """End the episode if it is still running (no more calls), seal it; the bundle path."""
-        with self._lock:
-            while not self.done:
-                _, _, terminated, truncated, self.info = self.env.step([])
-                self.done = bool(terminated or truncated)
-            return self.info.get("bundle")
-
-    def _ending(self) -> str:
-        bundle = self.info.get("bundle")
-        return f"bundle sealed at {bundle}" if bundle else "no bundle directory was given"
+def mcp_result(session: Session, step: Step) -> tuple[dict[str, Any], bool]:
+    """A step as an MCP tool result (structured content, is_error): the call's result, plus the
+    observation (what changed, fitted to the cap) when the invocation or the episode ended."""
+    res = dict(step.result or {"ok": False, "error": "no result"})
+    ended = step.view.get("invocation_ended") or step.done
+    if ended or session.env_id == ARENA:
+        res["observation"] = {k: v for k, v in step.view.items() if k != "result"}
+    if step.done:
+        bundle = step.info.get("bundle")
+        res["episode_over"] = f"bundle sealed at {bundle}" if bundle else "the episode is over"
+    return res, step.is_error
 
 
-def build_server(session: MarathonSession) -> Any:
+def build_server(session: Session) -> Any:
     """The low-level MCP server over ``session``: our schemas exactly, our errors as results."""
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -151,11 +83,9 @@ def build_server(session: MarathonSession) -> Any:
         )
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
-        args = params.arguments
-        if args is not None and not isinstance(args, dict):
-            res, err = {"ok": False, "error": "arguments must be an object"}, True
-        else:
-            res, err = session.call(params.name, args)
+        # a malformed call (no name, arguments that are not an object or nested too deep) is the
+        # env's error result: recorded, one step, and the session goes on
+        res, err = mcp_result(session, session.call(params.name, params.arguments))
         text = json.dumps(res, sort_keys=True, default=str)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
@@ -187,7 +117,7 @@ def build_server(session: MarathonSession) -> Any:
 
     return Server(
         "sre-gym",
-        instructions=INSTRUCTIONS,
+        instructions=ARENA_INSTRUCTIONS if session.env_id == ARENA else INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
@@ -195,7 +125,7 @@ def build_server(session: MarathonSession) -> Any:
     )
 
 
-def serve_stdio(session: MarathonSession) -> None:
+def serve_stdio(session: Session) -> None:
     """Serve over stdin/stdout until the client closes the stream; then seal the episode."""
     import anyio
     from mcp.server.stdio import stdio_server
@@ -220,7 +150,7 @@ def _exit_on_term(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def serve_http(session: MarathonSession, port: int, host: str = "127.0.0.1") -> None:
+def serve_http(session: Session, port: int, host: str = "127.0.0.1") -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` (loopback only) until interrupted."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the MCP server listens on loopback only, not {host!r}")

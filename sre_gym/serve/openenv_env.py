@@ -1,177 +1,107 @@
-"""An OpenEnv environment over one marathon, so that LLM-RL trainers can train on SREMarathon-v0.
+"""OpenEnv environments over both envs, so that LLM-RL trainers train on them unchanged.
 
-OpenEnv (``openenv-core``, extra ``openenv``) is the environment interface that LLM-RL trainers
-drive: an ``Environment`` with ``reset``, ``step`` and ``state``, served by a FastAPI app over a
-WebSocket, and an ``EnvClient`` that a trainer's rollout function steps. ``SREMarathonEnvironment``
-is that environment. It runs one SREMarathon-v0 episode through the ``ToolCallSteps`` wrapper, one
-tool call per OpenEnv step, the way ``sre-gym mcp`` runs one for coding agents.
+OpenEnv (package ``openenv``, extra ``openenv``) is the environment interface that TRL, Unsloth,
+ART, Oumi and torchforge drive, and that verifiers 0.4 loads through its ``openenv`` taskset: an
+``Environment`` with ``reset(seed, episode_id, ...)``, ``step(action, timeout_s)`` and ``state``,
+served by OpenEnv's own FastAPI server (``/reset``, ``/step``, ``/state``, ``/schema``,
+``/health``, ``/metadata`` and the WebSocket ``/ws``; each WebSocket session is its own episode, up
+to ``max_concurrent_envs``, and one more is refused with ``CAPACITY_REACHED``).
 
-Actions are OpenEnv's MCP-style tool actions. ``ListToolsAction()`` lists the tools of the access
-profile with the names and JSON Schemas that ``sre-gym tools --json`` prints, plus the clock tool
-``end_invocation`` (the same list the MCP server gives). ``CallToolAction(tool_name, arguments)``
-runs one tool at once inside the current invocation, and ``end_invocation`` lets the 120 simulated
-seconds pass. Each step returns an ``SREObservation`` (a ``CallToolObservation``):
+``SREMarathonEnvironment`` runs one SREMarathon-v0 episode, one tool call per step (through
+``ToolCallSteps``; ``end_invocation`` lets the 120 simulated seconds pass), and
+``IncidentArenaEnvironment`` one IncidentArena-v0 task, one call per step, the verdict as the final
+reward. Both go through a session (``sre_gym.serve.sessions``), as ``sre-gym mcp`` does:
 
-* ``result`` is the env's whole result object for the call, as the MCP server returns it.
-* ``tool_results`` holds this step's results as the env shows them (each cut to 16,000 characters).
-  ``alerts``, ``incidents`` and ``notes`` are the alert history, the open incidents and the notes,
-  also as the env shows them.
-* ``time``, ``invocation`` and ``budget_left_s`` say where the episode stands.
-* ``reward`` is the env's reward for the step: the increment of net_score (``reward="paper"``: of
-  the paper's Marathon-Score). It is 0 inside an invocation and the increment when the invocation
-  ends, so an episode's rewards sum to its final score. ``done`` is set once the last invocation
-  has ended.
+- **Any action gets an observation.** ``SREAction`` validates any payload; one that is not a tool
+  call comes back as an error result naming what was expected (``error`` set, reward 0), costs one
+  step and the episode goes on. ``ListToolsAction`` / ``{"type": "list_tools"}`` lists the tools.
+- **A bounded context.** Each observation carries what is new since the last step (alerts new or
+  changed, the call's result, the open incidents), at most ``observation_chars`` characters with
+  truncation marked; ``context="cumulative"`` sends the whole history. The observation of reset
+  also lists the tools (``available_tools``).
+- **Bad reset parameters** (an unknown key, an unknown fault or task) are a 422 with the reason
+  over HTTP, and an error message over the WebSocket (the session stays open).
+- **Evaluation mode** (an evaluation key) holds rewards back until the end and shows no seed,
+  score or verdict.
 
-Sealed evaluation is the env's job, and the adapter adds nothing to it. With ``evaluation_key`` the
-env holds rewards back until the last step and keeps the seed and the score out of ``info``.
-``metadata["info"]`` is then ``agent_info(info)``, with every hidden field removed, and the key is
-never shown. OpenEnv's server does not send ``metadata`` over the wire in any mode.
+``openenv`` is imported here, in ``openenv_types`` and nowhere else, so ``import sre_gym`` never
+loads it. A trainer's rollout::
 
-A malformed tool call is handled the way the env handles one: its error comes back in ``result`` and
-nothing changes but the evidence the env keeps. Some actions cannot run at all: an action that is
-not a tool action, a call with no tool name, or a step before ``reset`` or after the episode is
-over. These come back with ``error`` set and change nothing.
-
-Serving: ``build_app(...)`` is OpenEnv's FastAPI app, and ``serve`` or ``sre-gym openenv`` runs it on
-127.0.0.1. Each WebSocket session gets its own episode. A trainer's rollout over it::
-
-    from openenv.core.env_server.mcp_types import CallToolAction
     from sre_gym.serve.openenv_env import SREMarathonClient
 
-    rewards = []
     with SREMarathonClient(base_url="http://127.0.0.1:8000").sync() as env:
         result = env.reset(seed=7)
-        tools = env.list_tools()  # [Tool(name, description, input_schema), ...]
         while not result.done:
-            name, args = policy(result.observation)  # e.g. a model's tool call
-            result = env.step(CallToolAction(tool_name=name, arguments=args))
-            rewards.append(result.reward)
-
-``openenv`` is imported here and nowhere else in the package (``sre-gym openenv`` only checks that
-it is installed), so ``import sre_gym`` never loads it. Importing OpenEnv's server package takes a
-few seconds, because it brings in FastAPI, FastMCP and Gradio.
+            result = env.step(SREAction(tool_name=..., arguments={...}))  # a model's call
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import uuid
 from typing import Any
 
-import gymnasium as gym
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from openenv.core.client_types import StepResult
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment, Transform
 from openenv.core.env_server.mcp_types import (
     CallToolAction,
-    CallToolObservation,
     ListToolsAction,
     ListToolsObservation,
     Tool,
     ToolError,
     ToolErrorType,
 )
-from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from openenv.core.env_server.types import EnvironmentMetadata, Observation
 from openenv.core.mcp_client import MCPToolClient
-from pydantic import Field
 
-from sre_gym.envs.marathon import MAX_CALLS, agent_info, results_text
-from sre_gym.serve.mcp_server import ENV_ID, INSTRUCTIONS
-from sre_gym.tools.cli import tool_table
+from sre_gym.serve.mcp_server import ARENA_INSTRUCTIONS, INSTRUCTIONS
+from sre_gym.serve.openenv_types import (
+    EXPECTED,
+    ArenaObservation,
+    SREAction,
+    SREObservation,
+    SREState,
+)
+from sre_gym.serve.sessions import (
+    ARENA,
+    MARATHON,
+    ArenaSession,
+    MarathonSession,
+    ResetError,
+    Step,
+    make_session,
+    marathon_tools,
+)
 from sre_gym.tools.policy import DEFAULT_PROFILE
-from sre_gym.tools.specs import END_INVOCATION
-from sre_gym.wrappers.tool_call_steps import ToolCallSteps
 
 LOOPBACK = "127.0.0.1"
-
-
-class SREObservation(CallToolObservation):
-    """One step of a marathon: the call's result and the episode as the env shows it."""
-
-    # empty for the observation of reset (no call was made)
-    tool_name: str = Field(default="", description="the tool this step called")
-    tool_results: str = Field(default="[]", description="this step's results (JSON)")
-    time: int = Field(default=0, description="simulated unix seconds (the next call's time)")
-    invocation: int = Field(default=0, description="the current invocation (0-based)")
-    n_invocations: int = Field(default=0, description="invocations in the episode")
-    budget_left_s: int = Field(default=0, description="seconds left of this invocation's budget")
-    invocation_ended: bool = Field(default=False, description="this step handed time back")
-    alerts: str = Field(default="[]", description="the cumulative alert history (JSON)")
-    incidents: str = Field(default="[]", description="the open incidents the agent reported (JSON)")
-    notes: str = Field(default="", description="the agent's persistent notes")
-
-
-class SREState(State):
-    """``episode_id``, ``step_count`` (tool calls that reached the env), and where the episode is."""
-
-    invocation: int = 0
-    n_invocations: int = 0
-    done: bool = False
+RESET_KEYS = ("seed", "episode_id", "options")
 
 
 def tool_list(profile: str = DEFAULT_PROFILE) -> list[Tool]:
-    """The tools of a profile as OpenEnv ``Tool``s (``sre-gym tools --json``), then
+    """A marathon profile's tools as OpenEnv ``Tool``s (``sre-gym tools --json``), then
     ``end_invocation``: the list the MCP server serves, in the same order."""
-    tools = [
-        Tool(name=r["name"], description=r["description"], input_schema=r["schema"])
-        for r in tool_table(profile)
-    ]
-    tools.append(
-        Tool(
-            name=END_INVOCATION.name,
-            description=END_INVOCATION.description,
-            input_schema=END_INVOCATION.json_schema(),
-        )
-    )
-    return tools
+    return [Tool(**t) for t in marathon_tools(profile)]
 
 
-class SREMarathonEnvironment(Environment[Action, Observation, SREState]):
-    """One SREMarathon-v0 episode per ``reset``, one tool call per ``step`` (see the module doc).
+class _SessionEnvironment(Environment[SREAction, Observation, SREState]):
+    """An OpenEnv environment over one session (``sre_gym.serve.sessions``)."""
 
-    ``app``, ``schedule``, ``profile``, ``evaluation_key``, ``bundle_dir`` and ``max_calls`` are
-    those of the env and of ``ToolCallSteps``. With ``bundle_dir`` set, an episode that is left
-    unfinished after at least one call (by ``reset`` or ``close``) is played out with no calls and
-    sealed, as ``sre-gym mcp`` does, so that the bundle holds a whole, scorable run.
-    """
-
-    # Every instance owns its own env, backend and evidence. The module-level caches it shares
+    # Every instance owns its own env, backend and evidence; the module-level caches it shares
     # with other instances are memos, safe across the server's session threads.
     SUPPORTS_CONCURRENT_SESSIONS = True
+    obs_cls: type[Observation] = SREObservation
 
     def __init__(
-        self,
-        app: str = "online-boutique",
-        *,
-        schedule: str | dict | None = None,
-        profile: str = DEFAULT_PROFILE,
-        evaluation_key: str | None = None,
-        bundle_dir: str | None = None,
-        max_calls: int = MAX_CALLS,
-        transform: Transform | None = None,
-        reward: str = "net",
+        self, session: MarathonSession | ArenaSession, transform: Transform | None
     ) -> None:
         super().__init__(transform=transform)
-        kw: dict[str, Any] = {
-            "app": app,
-            "profile": profile,
-            "bundle_dir": bundle_dir,
-            "reward": reward,
-        }
-        if schedule is not None:
-            kw["schedule"] = schedule
-        # the key goes to the env only. With None the env still reads SRE_GYM_EVALUATION_KEY.
-        if evaluation_key is not None:
-            kw["evaluation_key"] = evaluation_key
-        self.env = ToolCallSteps(gym.make(ENV_ID, **kw), max_calls=max_calls)
-        self.base = self.env.base
-        self.tools = tool_list(self.base.profile)
-        self._obs: dict[str, Any] | None = None
-        self._info: dict[str, Any] = {}
-        self._done = False
-        self._state = SREState(n_invocations=self.base.n_invocations)
+        self.session = session
+        self.tools = [Tool(**t) for t in session.tools()]
+        self._state = SREState(env=session.env_id)
 
     # ------------------------------------------------------------------ OpenEnv API
     def reset(
@@ -180,213 +110,192 @@ class SREMarathonEnvironment(Environment[Action, Observation, SREState]):
         episode_id: str | None = None,
         options: dict[str, Any] | None = None,
         **kwargs: Any,
-    ) -> SREObservation:
-        """Start an episode. ``seed`` is the env's seed (random if None). ``episode_id`` names the
-        episode in ``state`` (a fresh UUID by default). ``options`` go to the env's reset, e.g.
-        ``{"faults": [...]}``."""
+    ) -> Observation:
+        """Start an episode. ``seed`` is the env's seed; ``episode_id`` names the episode in
+        ``state`` (a fresh UUID by default); ``options`` go to the env (a marathon's
+        ``{"faults": [...]}``, an arena's ``{"task": id}``). Anything else is a ``ResetError``."""
         if kwargs:
-            # OpenEnv's server passes every reset field it gets, and a misspelt one must not pass
-            # unnoticed
-            raise ValueError(f"unknown reset parameters: {', '.join(sorted(kwargs))}")
+            # OpenEnv's server passes every reset field it gets: a misspelt one must not pass
+            raise ResetError(
+                f"unknown reset parameters: {', '.join(sorted(map(str, kwargs)))} "
+                f"(reset takes {', '.join(RESET_KEYS)})"
+            )
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ResetError(f"seed must be a non-negative integer, got {seed!r}")
+        if episode_id is not None and (not isinstance(episode_id, str) or len(episode_id) > 255):
+            raise ResetError("episode_id must be a string of at most 255 characters")
         self._reset_rubric()
-        self._seal()
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._obs, self._info, self._done = obs, info, False
-        self._state = SREState(
-            episode_id=episode_id or str(uuid.uuid4()),
-            step_count=0,
-            invocation=int(obs["invocation"]),
-            n_invocations=self.base.n_invocations,
-        )
-        return self._apply_transform(self._observe(reward=None))
+        step = self.session.reset(seed=seed, options=options)
+        self._state = SREState(episode_id=episode_id or str(uuid.uuid4()), env=self.session.env_id)
+        self._sync_state()
+        obs = self._observation(step)
+        obs.available_tools = list(self.tools)
+        return self._apply_transform(obs)
 
-    def step(
-        self, action: Action, timeout_s: float | None = None, **kwargs: Any
-    ) -> ListToolsObservation | SREObservation:
-        """Run one action. ``ListToolsAction`` lists the tools; it needs no reset and costs no
-        time. ``CallToolAction`` runs one tool call. ``timeout_s`` is not used, because a call
-        runs on the simulated clock and returns at once."""
-        if isinstance(action, ListToolsAction):
+    def step(self, action: Any, timeout_s: float | None = None, **kwargs: Any) -> Observation:
+        """Run one action. A tool list needs no reset and costs nothing; anything else is one
+        call (see the module doc). ``timeout_s`` is not used: calls run on the simulated clock."""
+        name, args, problem = _read(action)
+        if name is None and problem is None:  # a tool list
+            done = self.session.done
             return self._apply_transform(
-                ListToolsObservation(tools=list(self.tools), reward=0.0, done=self._done)
+                ListToolsObservation(tools=list(self.tools), reward=0.0, done=done)
             )
-        if not isinstance(action, CallToolAction):
-            return self._refuse(
-                "",
-                ToolErrorType.INVALID_ARGS,
-                f"unsupported action {type(action).__name__}: send ListToolsAction or CallToolAction",
-            )
-        name = action.tool_name
-        if self._obs is None:
-            return self._refuse(name, ToolErrorType.EXECUTION_ERROR, "call reset() before step()")
-        if self._done:
-            return self._refuse(
-                name, ToolErrorType.EXECUTION_ERROR, "the episode is over; call reset()"
-            )
-        if not name:
-            return self._refuse(name, ToolErrorType.INVALID_ARGS, "a tool call needs a tool name")
-        # from here on the env decides: unknown tools, bad arguments and refusals are its results
-        obs, reward, terminated, truncated, info = self.env.step(
-            {"tool": name, "args": action.arguments}
-        )
-        self._obs, self._info = obs, info
-        self._done = bool(terminated or truncated)
-        results = self.env.step_results
-        first = results[0] if results else {"ok": False, "error": "no result"}
-        if name == END_INVOCATION.name and info.get("invocation_ended"):
-            first = results[-1]  # the marker: which invocation ended, why, the budget used
-        self._state.step_count += 1
-        self._state.invocation = int(obs["invocation"])
-        self._state.done = self._done
-        # whole, as the MCP server returns it (tool_results has it cut as the env shows results),
-        # and plain JSON so that it goes over the wire as it is
-        result = json.loads(json.dumps(first, default=str))
-        return self._apply_transform(
-            self._observe(reward=float(reward), tool_name=name, result=result)
-        )
+        s = self.session
+        step = s.malformed(name, problem) if problem is not None else s.call(name, args)
+        # the env's own error results (an unknown tool, bad arguments) stay results; an action
+        # that is not a call, or one outside an episode, also sets OpenEnv's error
+        kind = None
+        if step.refused:
+            kind = ToolErrorType.EXECUTION_ERROR
+        elif problem is not None:
+            kind = ToolErrorType.INVALID_ARGS
+        self._sync_state()
+        obs = self._observation(step, name or "")
+        if kind is not None and step.result is not None:
+            obs.error = ToolError(error_type=kind, message=str(step.result.get("error")))
+        return self._apply_transform(obs)
 
     @property
     def state(self) -> SREState:
-        """The episode id, the tool calls made, the current invocation and whether it is over."""
         return self._state.model_copy()
+
+    def close(self) -> None:
+        """Seal an unfinished episode when a bundle directory is set, then close the env."""
+        self.session.close(seal_idle=False)
+
+    # ------------------------------------------------------------------ helpers
+    def _sync_state(self) -> None:
+        s, st = self.session, self._state
+        st.step_count = s.steps
+        st.done = s.done
+        if isinstance(s, MarathonSession):
+            st.n_invocations = int(s.base.n_invocations)
+            st.invocation = int(s.base.invocation) if s.started else 0
+        else:
+            st.task = s.base.task.id
+
+    def _observation(self, step: Step, tool_name: str = "") -> Observation:
+        view = dict(step.view)
+        result = view.pop("result", step.result)
+        return self.obs_cls(
+            tool_name=tool_name[:64],
+            result=result,
+            reward=step.reward,
+            done=step.done,
+            metadata={"info": step.info},
+            **view,
+        )
+
+
+def _read(action: Any) -> tuple[str | None, Any, str | None]:
+    """(tool name, arguments, problem) of an action; (None, None, None) for a tool list."""
+    if isinstance(action, ListToolsAction) or (
+        isinstance(action, SREAction) and action.type == "list_tools"
+    ):
+        return None, None, None
+    if isinstance(action, SREAction):
+        return action.tool_name, action.arguments, action.problem
+    if isinstance(action, CallToolAction):
+        return action.tool_name, action.arguments, None
+    return "", None, f"{EXPECTED}; got {type(action).__name__}"
+
+
+class SREMarathonEnvironment(_SessionEnvironment):
+    """One SREMarathon-v0 episode per ``reset``, one tool call per ``step`` (see the module doc).
+
+    ``app``, ``schedule``, ``profile``, ``evaluation_key``, ``bundle_dir``, ``reward`` and
+    ``max_calls`` are those of the env and of ``ToolCallSteps``; ``context`` and
+    ``observation_chars`` set the context budget. With ``bundle_dir`` set, an episode left
+    unfinished after at least one call (by ``reset`` or ``close``) is played out with no calls and
+    sealed, as ``sre-gym mcp`` does.
+    """
+
+    obs_cls = SREObservation
+
+    def __init__(
+        self, app: str = "online-boutique", *, transform: Transform | None = None, **options: Any
+    ) -> None:
+        super().__init__(MarathonSession(app, **options), transform)
+
+    @property
+    def base(self) -> Any:
+        return self.session.base
 
     def get_metadata(self) -> EnvironmentMetadata:
         from sre_gym import __version__
 
-        return EnvironmentMetadata(
-            name=ENV_ID,
-            description=INSTRUCTIONS,
-            version=__version__,
-        )
+        return EnvironmentMetadata(name=MARATHON, description=INSTRUCTIONS, version=__version__)
 
-    def close(self) -> None:
-        """Seal an unfinished episode when a bundle directory is set, then close the env."""
-        self._seal()
-        self.env.close()
-        self._obs = None
 
-    # ------------------------------------------------------------------ helpers
-    def _seal(self) -> None:
-        """Play an unfinished episode out with no calls (the agent stopped acting), so that the
-        bundle is written. There is nothing to do without a bundle directory."""
-        # an episode nobody acted in is not worth a bundle (OpenEnv's stateless /reset makes them)
-        if self.base.bundle_dir is None or self._obs is None or self._state.step_count == 0:
-            return
-        while not self._done:
-            _, _, terminated, truncated, self._info = self.env.step([])
-            self._done = bool(terminated or truncated)
+class IncidentArenaEnvironment(_SessionEnvironment):
+    """One IncidentArena-v0 task per ``reset`` (``options={"task": id}`` switches), one tool call
+    per ``step``; ``declare_repair_complete`` ends the episode and the verdict is the reward."""
 
-    def _info_shown(self) -> dict[str, Any]:
-        # in evaluation mode the trainer gets what an evaluated agent may see, and nothing more
-        return agent_info(self._info) if self.base.evaluation else dict(self._info)
+    obs_cls = ArenaObservation
 
-    def _observe(
-        self,
-        *,
-        reward: float | None,
-        tool_name: str = "",
-        result: Any = None,
-    ) -> SREObservation:
-        obs = self._obs
-        assert obs is not None
-        return SREObservation(
-            tool_name=tool_name,
-            result=result,
-            tool_results=obs["tool_results"],
-            time=int(obs["time"]),
-            invocation=int(obs["invocation"]),
-            n_invocations=self.base.n_invocations,
-            budget_left_s=int(obs["budget_left_s"]),
-            invocation_ended=bool(self._info.get("invocation_ended", False)),
-            alerts=obs["alerts"],
-            incidents=obs["incidents"],
-            notes=obs["notes"],
-            reward=reward,
-            done=self._done,
-            metadata={"info": self._info_shown()},
-        )
+    def __init__(
+        self, task: str = "arena-008", *, transform: Transform | None = None, **options: Any
+    ) -> None:
+        super().__init__(ArenaSession(task, **options), transform)
 
-    def _refuse(self, tool_name: str, kind: ToolErrorType, message: str) -> SREObservation:
-        """An action the adapter cannot run: the episode as it stood, reward 0, ``error`` set."""
-        res = {"tool": tool_name[:64] or None, "ok": False, "error": message}
-        fields: dict[str, Any] = {}
-        if self._obs is not None:
-            o = self._obs
-            fields = {
-                "time": int(o["time"]),
-                "invocation": int(o["invocation"]),
-                "budget_left_s": int(o["budget_left_s"]),
-                "alerts": o["alerts"],
-                "incidents": o["incidents"],
-                "notes": o["notes"],
-            }
-        return self._apply_transform(
-            SREObservation(
-                tool_name=tool_name,
-                result=res,
-                error=ToolError(error_type=kind, message=message),
-                tool_results=results_text([res]),
-                n_invocations=self.base.n_invocations,
-                reward=0.0,
-                done=self._done,
-                **fields,
-            )
-        )
+    def get_metadata(self) -> EnvironmentMetadata:
+        from sre_gym import __version__
+
+        return EnvironmentMetadata(name=ARENA, description=ARENA_INSTRUCTIONS, version=__version__)
 
 
 class SREMarathonClient(MCPToolClient):
     """OpenEnv's tool client (``list_tools``, ``call_tool``, ``step``) with typed results:
-    resets and tool calls come back as ``SREObservation``, the state as ``SREState``."""
+    resets and tool calls come back as ``SREObservation`` (``ArenaObservation`` from an arena
+    server), the state as ``SREState``."""
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult:
         obs = payload.get("observation", {})
-        if "alerts" not in obs:  # a tool list: OpenEnv's own parsing
+        cls = SREObservation if "alerts" in obs else ArenaObservation if "task" in obs else None
+        if cls is None:  # a tool list: OpenEnv's own parsing
             return super()._parse_result(payload)
         reward, done = payload.get("reward"), bool(payload.get("done", False))
-        o = SREObservation.model_validate({**obs, "reward": reward, "done": done})
+        o = cls.model_validate({**obs, "reward": reward, "done": done})
         return StepResult(observation=o, reward=reward, done=done)
 
     def _parse_state(self, payload: dict[str, Any]) -> SREState:
         return SREState.model_validate(payload)
 
 
-def build_app(
-    app: str = "online-boutique",
-    *,
-    schedule: str | dict | None = None,
-    profile: str = DEFAULT_PROFILE,
-    evaluation_key: str | None = None,
-    bundle_dir: str | None = None,
-    max_concurrent_envs: int = 1,
-    reward: str = "net",
-) -> FastAPI:
-    """OpenEnv's FastAPI app over ``SREMarathonEnvironment``. Each WebSocket session (``/ws``,
-    which ``EnvClient`` uses) gets its own episode, up to ``max_concurrent_envs`` at once. The
-    stateless ``/reset`` and ``/step`` endpoints build a new env for every request."""
-    factory = functools.partial(
-        SREMarathonEnvironment,
-        app,
-        schedule=schedule,
-        profile=profile,
-        evaluation_key=evaluation_key,
-        bundle_dir=bundle_dir,
-        reward=reward,
-    )
-    # CallToolAction as the action class makes OpenEnv's server accept both "call_tool" and
-    # "list_tools" payloads
-    return create_app(
+def build_app(env: str = MARATHON, *, max_concurrent_envs: int = 1, **options: Any) -> FastAPI:
+    """OpenEnv's FastAPI app over ``env``'s environment, one per WebSocket session, up to
+    ``max_concurrent_envs`` at once; ``options`` are the session's (``sre_gym.serve.sessions``).
+    A ``ResetError`` over HTTP is a 422 with the reason."""
+    make_session(env, **options).close()  # bad options fail here, not in the first session
+    cls = IncidentArenaEnvironment if env == ARENA else SREMarathonEnvironment
+    factory = functools.partial(cls, **options)
+    obs_cls = ArenaObservation if env == ARENA else SREObservation
+    app = create_app(
         factory,
-        CallToolAction,
-        SREObservation,
+        SREAction,
+        obs_cls,
         env_name="sre_gym",
         max_concurrent_envs=max_concurrent_envs,
     )
+
+    async def bad_reset(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": str(exc)})
+
+    app.add_exception_handler(ResetError, bad_reset)
+    return app
 
 
 def serve(port: int = 8000, host: str = LOOPBACK, **app_options: Any) -> None:
     """Serve ``build_app(**app_options)`` at ``http://127.0.0.1:port`` until interrupted."""
     if host != LOOPBACK:
         raise ValueError(f"the OpenEnv server listens on {LOOPBACK} only, not {host!r}")
+    import sys
+
     import uvicorn
 
+    # OpenEnv parses each WebSocket message with json.loads, which gives up near the recursion
+    # limit (1,000 by default) and ends the session; at 10,000 a call nested thousands deep is
+    # parsed and answered with the env's error result (a measured safe depth for 8 MB stacks)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     uvicorn.run(build_app(**app_options), host=host, port=int(port), log_level="warning")

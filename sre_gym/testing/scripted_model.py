@@ -79,6 +79,9 @@ class ScriptedChatServer:
                     out = {"content": out.message}
                 outer._n += 1
                 prompt = len(json.dumps(req.get("messages", []))) // 4
+                if req.get("stream"):
+                    self._stream(req, out, prompt)
+                    return
                 self._send(
                     200,
                     {
@@ -100,6 +103,38 @@ class ScriptedChatServer:
                         },
                     },
                 )
+
+            def _stream(self, req: dict[str, Any], out: dict[str, Any], prompt: int) -> None:
+                """The same answer as server-sent events (``stream: true``): the message in one
+                chunk, then the finish reason and usage, then ``[DONE]``."""
+                head = {
+                    "id": f"chatcmpl-{outer._n}",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": req.get("model", "scripted"),
+                }
+                calls = [{**c, "index": i} for i, c in enumerate(out.get("tool_calls") or [])]
+                delta = {"role": "assistant", "content": out.get("content")}
+                if calls:
+                    delta["tool_calls"] = calls
+                usage = {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": COMPLETION_TOKENS,
+                    "total_tokens": prompt + COMPLETION_TOKENS,
+                }
+                reason = "tool_calls" if calls else "stop"
+                events = [
+                    {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                    {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]},
+                    {**head, "choices": [], "usage": usage},
+                ]
+                data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+                body = data.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
             def _send(self, status: int, body: Any) -> None:
                 data = body.encode() if isinstance(body, str) else json.dumps(body).encode()

@@ -32,6 +32,7 @@ from sre_gym.bundle.evidence import Evidence
 from sre_gym.clock import rfc3339
 from sre_gym.sim.diffs import reverse_diff
 from sre_gym.telemetry.promql import PromQLError
+from sre_gym.tools.inputs import depth_over, too_deep_error
 from sre_gym.tools.policy import DEFAULT_PROFILE, check_profile, forbidden_reason, profile_refusal
 from sre_gym.tools.specs import TOOLS
 
@@ -189,6 +190,8 @@ class Toolbox:
             )
         if not isinstance(args, dict):
             return tool, {}, f'"args" must be an object, got {type(args).__name__}'
+        if depth_over(args):
+            return tool, {}, too_deep_error()
         return tool, args, None
 
     def _done(
@@ -221,6 +224,8 @@ class Toolbox:
             alerts = [x for x in alerts if x["state"] == a["state"]]
         if a["since"] is not None:
             alerts = [x for x in alerts if x["starts_at"] >= rfc3339(a["since"])]
+        if a["until"] is not None:
+            alerts = [x for x in alerts if x["starts_at"] < rfc3339(a["until"])]
         return [x | {"runbook": self.b.runbook(x["id"])} for x in alerts]
 
     def _query_metrics(self, a: dict, t: float, inv: int) -> dict:
@@ -517,11 +522,17 @@ def _operation_errors() -> Iterator[None]:
 
 
 def _plain(args: Any) -> Any:
-    """Arguments as plain JSON for the record (whatever the agent sent), cut to a bounded size."""
+    """Arguments as plain JSON for the record (whatever the agent sent), cut to a bounded size.
+    Arguments nested too deep to walk safely are recorded as a note (nothing recursive reads them)."""
+    if depth_over(args):
+        return too_deep_error()
     try:
         text = json.dumps(args, sort_keys=True, ensure_ascii=True, default=str)
-    except (TypeError, ValueError, RecursionError):
-        text = json.dumps(repr(args)[:EVIDENCE_RESULT_CHARS])
+    except Exception:  # not JSON (keys that are not strings; objects whose str fails)
+        try:
+            text = json.dumps(repr(args)[:EVIDENCE_RESULT_CHARS])
+        except Exception:  # an object whose repr fails: the agent's problem, not the env's
+            text = json.dumps(f"<arguments of type {type(args).__name__} that are not JSON>")
     return (
         json.loads(text)
         if len(text) <= EVIDENCE_RESULT_CHARS

@@ -36,6 +36,7 @@ class GetAlerts(Args):
     since: int | None = Field(
         None, description="only alerts that started at or after this unix time"
     )
+    until: int | None = Field(None, description="only alerts that started before this unix time")
 
 
 class QueryMetrics(Args):

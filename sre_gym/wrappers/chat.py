@@ -25,6 +25,7 @@ from gymnasium import spaces
 from sre_gym.catalogs import load_app
 from sre_gym.clock import rfc3339
 from sre_gym.envs.marathon import INVOCATION_S, N_INVOCATIONS
+from sre_gym.envs.observation_text import compact_json as _compact
 from sre_gym.tools.policy import ACCESS_PROFILES
 from sre_gym.tools.specs import BUDGET_S, END_INVOCATION, TOOLS
 from sre_gym.wrappers.spaces import ChatMessages
@@ -42,53 +43,6 @@ def ascii_text(s: str) -> str:
 
 
 NEWEST_LAST = ("query_logs", "get_traces")
-
-
-def _dumps(x: Any) -> str:
-    return json.dumps(x, sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=str)
-
-
-def _shrink(x: Any, limit: int, tail: bool) -> Any:
-    """``x`` made to fit about ``limit`` characters of JSON while staying JSON: long strings are cut,
-    lists keep the items that fit (the newest ones when ``tail``) plus a note of how many were left
-    out, and objects share the room among their values."""
-    if isinstance(x, str):
-        return x if len(x) <= limit else x[: max(limit - 40, 16)] + f"... [{len(x) - limit} more]"
-    if isinstance(x, list):
-        items = list(reversed(x)) if tail else list(x)
-        kept, size = [], 2
-        for item in items:
-            room = limit - size - 80
-            if room <= 0:
-                break
-            y = item if len(_dumps(item)) <= room else _shrink(item, room, tail)
-            n = len(_dumps(y)) + 1
-            if size + n > limit - 80:
-                break
-            kept.append(y)
-            size += n
-        if tail:
-            kept.reverse()
-        more = len(x) - len(kept)
-        if more:
-            note = {"truncated": f"{more} more items not shown; narrow the query"}
-            kept = [note, *kept] if tail else [*kept, note]
-        return kept
-    if isinstance(x, dict):
-        share = max(limit // max(len(x), 1) - 8, 32)
-        return {
-            k: (v if len(_dumps(v)) <= share else _shrink(v, share, tail)) for k, v in x.items()
-        }
-    return x
-
-
-def _compact(x: Any, limit: int, tail: bool = False) -> str:
-    """Compact JSON of a tool result, at most about ``limit`` characters, still valid JSON."""
-    s = _dumps(x)
-    if len(s) <= limit:
-        return s
-    s = _dumps(_shrink(x, limit, tail))
-    return s if len(s) <= limit + 200 else s[:limit] + f"... [{len(s) - limit} more characters]"
 
 
 def system_prompt(app: str, profile: str, invocations: int = N_INVOCATIONS) -> str:

@@ -175,8 +175,6 @@ class OpenAITools(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return [action]
         if isinstance(action, list | tuple):
             return list(action)
-        if action is None:
-            return []
         out["turn"].append(
             f"a turn is an assistant message or a list of tool calls, got {type(action).__name__}"
         )

@@ -38,8 +38,9 @@ class ToolCallSteps(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Action: one call ``{"tool": ..., "args": {...}}`` (or its JSON string); a list of calls runs them
     in order within the step (parallel tool calls); ``{"calls": [...], "notes": ..., "usage": ...}``
-    as for the base env. ``{"tool": "end_invocation", "args": {"notes": ..., "usage": ...}}``, an
-    empty list or ``None`` ends the invocation. Calls after ``end_invocation`` in the same action are
+    as for the base env. ``{"tool": "end_invocation", "args": {"notes": ..., "usage": ...}}`` or an
+    empty list ends the invocation; ``None``, like any value outside the action space, is an error
+    result that counts as a call. Calls after ``end_invocation`` in the same action are
     not run (each gets an error result), so there is always one result per call.
 
     Observation: the base env's ``Dict`` with ``time`` the current simulated time, ``tool_results``

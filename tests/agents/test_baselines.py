@@ -1,4 +1,5 @@
-"""Baselines on seeds 0-2 of every app: noop scores exactly 0, oracle >= 90, runbook strictly between."""
+"""Baselines on seeds 0-2 of every app: noop scores exactly 0, oracle >= 90 (net_score >= 85), runbook
+strictly between on the paper's score."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ CASES = [(app, seed) for app in APPS for seed in SEEDS]
 @pytest.mark.parametrize("app,seed", CASES)
 def test_noop_scores_exactly_zero(episode_info, app, seed):
     card = episode_info("noop", seed, app=app)["scorecard"]
-    assert card["marathon_score"] == 0.0
+    assert card["marathon_score"] == card["net_score"] == 0.0
     assert card["outcomes"]["missed"] == card["n_faults"]
     assert card["degradation"]["ratio"] == 1.0
 
@@ -22,7 +23,7 @@ def test_noop_scores_exactly_zero(episode_info, app, seed):
 @pytest.mark.parametrize("app,seed", CASES)
 def test_oracle_is_the_upper_bound(episode_info, app, seed):
     card = episode_info("oracle", seed, app=app)["scorecard"]
-    assert card["marathon_score"] >= 90.0
+    assert card["marathon_score"] >= 90.0 and card["net_score"] >= 85.0
     assert card["forbidden_attempts"] == 0
     assert sum(card["outcomes"].values()) == card["n_faults"]
     # with real rollout times some short windows close before any repair can hold (docs/scoring.md)

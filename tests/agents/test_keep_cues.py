@@ -118,3 +118,11 @@ def test_pod_and_node_look_ups_skip_terminating_pods_and_unknown_names():
     assert pod_of(pods, "b") is None
     assert node_of(pods, "a-1") == "n1"
     assert node_of(pods, "zz") is None
+
+
+def test_an_alert_knows_how_long_it_fired():
+    fired = {**raw("KubePodCrashLooping", pod="a-x1-y2"), "starts_at": rfc3339(EPOCH + 100)}
+    still = Alert.parse(fired)
+    assert still.end is None and still.lasted(EPOCH + 160) == 60
+    gone = Alert.parse({**fired, "state": "resolved", "ends_at": rfc3339(EPOCH + 130)})
+    assert gone.end == EPOCH + 130 and gone.lasted(EPOCH + 900) == 30

@@ -8,11 +8,13 @@ from sre_gym.catalogs import CatalogError
 from sre_gym.catalogs.arena import check_task, load_task, task_ids
 
 
-def test_at_least_ten_tasks_load():
+def test_all_twenty_tasks_load_and_every_access_surface_is_used():
     ids = task_ids()
-    assert len(ids) >= 10
-    for t in ids:
-        assert load_task(t).id == t
+    assert ids == tuple(f"arena-{i:03d}" for i in range(20))
+    tasks = [load_task(t) for t in ids]
+    assert all(t.id == i for t, i in zip(tasks, ids, strict=True))
+    assert {t.access for t in tasks} == {"confined", "shell-visible", "build-capable"}
+    assert {"image", "config", "runtime"} <= {f.tier for t in tasks for f in t.faults}
 
 
 def _with(task, **changes):

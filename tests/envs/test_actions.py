@@ -20,7 +20,6 @@ def test_every_form_of_action_reads_into_calls_notes_and_usage():
         None,
     )
     assert parse_action(np.array([call], dtype=object))[0] == [call]
-    assert parse_action(None) == ([], None, None, None)
 
 
 def test_bad_actions_are_errors_not_exceptions():
@@ -31,6 +30,7 @@ def test_bad_actions_are_errors_not_exceptions():
         ({"notes": 3}, '"notes" must be a string'),
         ({"usage": []}, '"usage" must be an object'),
         (42, "an action is a list of tool calls, got int"),
+        (None, "got None (send [] for none)"),
     ]:
         calls, _, _, err = parse_action(bad)
         assert calls == [] and why in err

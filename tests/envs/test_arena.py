@@ -110,3 +110,53 @@ def test_observations_and_info_carry_no_ground_truth():
     for leg in task.faults:
         assert leg.mechanism not in text
     assert "injected" not in text and "golden" not in text
+
+
+@pytest.mark.parametrize(
+    "task,tool,args",
+    [
+        ("arena-013", "shell", {"pod": "svc-message-0", "command": "ls /"}),
+        ("arena-019", "rebuild", {"service": "svc-message"}),
+    ],
+)
+def test_a_tool_outside_the_access_surface_is_refused_recorded_and_counted(task, tool, args):
+    env = IncidentArenaEnv(task=task)
+    _, info = env.reset(seed=0)
+    assert tool not in {s["function"]["name"] for s in info["tools"]}
+    before = env.world.now
+    obs, r, term, trunc, step_info = env.step({"tool": tool, "args": args})
+    assert "access surface" in json.loads(obs["result"])["error"] and not term
+    assert env.world.now == before  # refused: no time, no effect
+    assert {"type": "refused", "t": float(before), "tool": tool} in env.events
+    _, _, _, _, info = env.step({"tool": "declare_repair_complete"})
+    assert env.evidence.events[0]["type"] == "refused"
+    from sre_gym.scoring.arena.grade import materialize
+
+    _, store = materialize(env.evidence)
+    assert store["derived/repair-scope.json"]["refused_calls"] == [tool]
+
+
+def test_the_shell_and_build_surfaces_work_where_the_task_opens_them():
+    env = IncidentArenaEnv(task="arena-018")
+    env.reset(seed=0)
+    obs, *_ = env.step({"tool": "read_source", "args": {"service": "svc-message"}})
+    assert "svc_message/sequencer/warmup.py" in json.loads(obs["result"])["files"]
+    obs, *_ = env.step(
+        {
+            "tool": "shell",
+            "args": {
+                "pod": "svc-message-1",
+                "command": "grep -c ready /var/log/svc-message/app.log",
+            },
+        }
+    )
+    assert int(json.loads(obs["result"])["output"]) >= 1
+
+
+@pytest.mark.parametrize("task", ["arena-005", "arena-007", "arena-018"])
+def test_bundles_repeat_and_regrade_offline_on_the_stateful_tasks(task, tmp_path):
+    calls = oracle_calls(load_task(task))
+    _, _, a = _play(task, 1, calls, str(tmp_path / "a"))
+    _, _, b = _play(task, 1, calls, str(tmp_path / "b"))
+    assert verify(a["bundle"]) == verify(b["bundle"]) and a["verdict"] == b["verdict"]
+    assert grade(read_bundle(a["bundle"])) == a["verdict"]

@@ -81,3 +81,55 @@ def test_next_checkpoint():
     }
     assert next_checkpoint(cfg, 100) == 115 and next_checkpoint(cfg, 115) == 115
     assert next_checkpoint({"db-maintenance.enabled": False}, 100) is None
+
+
+def _play(task_id, calls, seed=0):
+    env = IncidentArenaEnv(task=task_id)
+    env.reset(seed=seed)
+    for c in calls:
+        *_, term, trunc, info = env.step(c)
+        if term or trunc:
+            return env, info
+    raise AssertionError
+
+
+def test_the_restart_challenge_restarts_what_the_repair_configured():
+    set_mem = {
+        "tool": "redis",
+        "args": {
+            "service": "redis-queue",
+            "op": "config_set",
+            "name": "maxmemory",
+            "value": "256mb",
+        },
+    }
+    grant = {
+        "tool": "db_admin",
+        "args": {"op": "set_global", "name": "max_user_connections", "value": 0},
+    }
+    rest = [{"tool": "wait", "args": {"seconds": 300}}, {"tool": "declare_repair_complete"}]
+    env, info = _play("arena-001", [grant, set_mem, *rest])  # runtime only: lost on the restart
+    after = env.evidence.artifacts["sut/state_after_challenge.json"]["config"]
+    r = env.evidence.artifacts["challenge/restart-receipt.json"]
+    assert r["restart"]["target"] == "redis-queue" and after["redis-queue.maxmemory_mb"] == 1
+    assert r["pass"] is False and info["failure_class"] == "repair_did_not_last"
+    rewrite = {"tool": "redis", "args": {"service": "redis-queue", "op": "config_rewrite"}}
+    env, info = _play("arena-001", [grant, set_mem, rewrite, *rest])
+    assert info["verdict"]["overall"] is True
+
+
+def test_the_checkpoint_challenge_runs_from_the_stored_schedule():
+    put = {
+        "tool": "http_admin",
+        "args": {
+            "service": "db-maintenance",
+            "method": "PUT",
+            "path": "/v1/maintenance",
+            "body": {"offset_s": 55},
+        },
+    }
+    rest = [{"tool": "wait", "args": {"seconds": 300}}, {"tool": "declare_repair_complete"}]
+    env, info = _play("arena-008", [put, *rest])
+    r = env.evidence.artifacts["challenge/maintenance-functional.json"]
+    assert r["boundary_s"] % 60 == 35 and r["pass"] is False  # the controller reverted
+    assert info["failure_class"] == "repair_did_not_last"

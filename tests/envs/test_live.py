@@ -187,8 +187,9 @@ def test_short_episodes_of_noop_and_runbook_run_end_to_end(runs):
         assert r["steps"] == 15  # 30 minutes at the 120 s cadence
         card = r["info"]["scorecard"]
         assert card["n_faults"] == card["n_injected"] >= 6
-        assert r["return"] == pytest.approx(card["marathon_score"])
-    assert runs["noop"]["info"]["scorecard"]["marathon_score"] == 0.0
+        assert r["return"] == pytest.approx(card["net_score"])  # the default reward
+    noop = runs["noop"]["info"]["scorecard"]
+    assert noop["marathon_score"] == noop["net_score"] == 0.0
     rb = runs["runbook"]["info"]["scorecard"]
     assert rb["interventions"] > 0 and rb["correlation"] > 0
     kube = runs["cluster"].kube
@@ -277,8 +278,12 @@ def test_the_bundle_rescores_offline_to_the_same_scorecard_with_the_named_counte
         text=True,
         check=True,
     )
-    assert json.loads(out.stdout) == rb["info"]["scorecard"]
+    rescored = json.loads(out.stdout)
+    assert rescored["scorecard"] == rb["info"]["scorecard"]
+    assert rescored["reward"] == "net" and rescored["score"] == rb["info"]["scorecard"]["net_score"]
     assert rb["info"]["scorecard"]["degradation"]["ratio"] is not None
+    # the recorded no-op run is read once the run acts, so net_score charges harm at every step
+    assert rb["info"]["scorecard"]["net"]["costs"]["degradation"] is not None
 
 
 def test_live_arguments_are_checked():

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sre_gym  # noqa: F401
+from sre_gym.catalogs import APPS
 from sre_gym.envs.marathon import INVOCATION_S, N_INVOCATIONS, SREMarathonEnv
 from sre_gym.scoring import score_bundle
 
@@ -465,6 +466,30 @@ def test_rewards_sum_to_the_chosen_score_and_info_carries_both(reward):
     }
     assert card["net_score"] != card["marathon_score"]  # (the two sums are told apart)
     assert env.evidence.manifest["env"]["reward"] == reward
+
+
+@pytest.mark.parametrize("app", APPS)
+@pytest.mark.parametrize("reward", ["net", "paper"])
+@pytest.mark.parametrize("key", [None, "k"])
+def test_rewards_sum_to_the_chosen_score_offline_too_on_every_app(tmp_path, app, reward, key):
+    """In training and in evaluation mode, on every app: the rewards sum to the chosen score, and
+    the sealed bundle re-scores offline to the same card."""
+    from sre_gym.agents import make_agent
+
+    env = SREMarathonEnv(
+        app=app, schedule="single", reward=reward, evaluation_key=key, bundle_dir=str(tmp_path)
+    )
+    agent = make_agent("runbook")
+    obs, info = env.reset(seed=6)
+    total = 0.0
+    while True:
+        obs, r, term, _, info = env.step(agent(obs, info))
+        total += r
+        if term:
+            break
+    card = info["scorecard"]
+    assert total == pytest.approx(card["net_score" if reward == "net" else "marathon_score"])
+    assert score_bundle(info["bundle"]) == card
 
 
 def test_an_unknown_reward_is_refused():

@@ -165,11 +165,13 @@ def _oracle_run(tmp_path, **kwargs):
             return stream, info
 
 
-def test_training_without_the_counterfactual_changes_only_the_degradation_ratio(
+def test_training_without_the_counterfactual_changes_only_the_degradation_terms(
     monkeypatch, tmp_path, fresh
 ):
     full_stream, full = _oracle_run(tmp_path / "full")
     assert full["scorecard"]["degradation"]["ratio"] is not None  # the oracle intervened
+    # the oracle makes users better off than doing nothing: net_score charges it no harm
+    assert full["scorecard"]["net"]["costs"]["degradation"] == 0.0
 
     def refuse(*a, **k):
         raise AssertionError("simulated the no-action run")
@@ -181,6 +183,8 @@ def test_training_without_the_counterfactual_changes_only_the_degradation_ratio(
     want["degradation"] = {
         k: v for k, v in want["degradation"].items() if k != "noaction_degraded_requests"
     } | {"ratio": None}
+    # without a no-action run the degradation cost is not known, and not charged
+    want["net"] = {**want["net"], "costs": {**want["net"]["costs"], "degradation": None}}
     assert card == want
     assert score_bundle(lean["bundle"]) == card  # re-scored offline the same
     assert read_bundle(lean["bundle"]).manifest["env"]["counterfactual"] is False

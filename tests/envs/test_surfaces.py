@@ -66,8 +66,21 @@ def _nest(depth: int, as_dict: bool):
     return x
 
 
-DEEP = st.builds(_nest, st.integers(50, 400), st.booleans())  # objects: json.dumps-able depth
+# objects nested past what Python's own recursive walks (json.dumps, repr) can take, 1,500 deep
+# and more among them
+DEEP = st.builds(_nest, st.integers(50, 3000), st.booleans())
 DEEP_TEXT = st.integers(100, 200_000).map(lambda d: "[" * d + "]" * d)
+
+
+def _dumps(x: object) -> str:
+    """JSON text of a generated value; one too deep for json.dumps becomes its depth in brackets
+    (the text the model would have sent)."""
+    try:
+        return json.dumps(x, default=str)
+    except RecursionError:
+        return "[" * 3000 + "]" * 3000
+
+
 ARGS = st.dictionaries(
     st.sampled_from(ARG_KEYS) | TEXT, LEAF | st.lists(LEAF, max_size=3) | DEEP, max_size=5
 )
@@ -80,7 +93,7 @@ CALL = st.fixed_dictionaries(
 )
 BASE_ACTION = st.one_of(
     st.lists(CALL, max_size=6),
-    st.lists(CALL, max_size=3).map(json.dumps),
+    st.lists(CALL, max_size=3).map(_dumps),
     st.fixed_dictionaries(
         {"calls": st.lists(CALL, max_size=3) | JSON},
         optional={"notes": TEXT | HUGE | LEAF, "usage": JSON},
@@ -96,7 +109,7 @@ BASE_ACTION = st.one_of(
 RARE = st.integers(0, 19).map(lambda i: i == 7)  # hypothesis favours 0 and the bounds
 STEP_ACTION = st.one_of(
     CALL,
-    CALL.map(json.dumps),
+    CALL.map(_dumps),
     st.lists(CALL, min_size=1, max_size=3),
     st.tuples(RARE, BASE_ACTION).map(lambda x: x[1] if x[0] else {"tool": "get_topology"}),
 )
@@ -108,10 +121,7 @@ TOOL_CALL = st.one_of(
             "function": st.fixed_dictionaries(
                 {
                     "name": st.sampled_from(CALL_NAMES) | TEXT,
-                    "arguments": ARGS.map(lambda a: json.dumps(a, default=str))
-                    | TEXT
-                    | DEEP_TEXT
-                    | JSON,
+                    "arguments": ARGS.map(_dumps) | TEXT | DEEP_TEXT | JSON,
                 }
             ),
         }
@@ -127,7 +137,7 @@ TURN_CALLS = st.one_of(
         }
     ),
     st.lists(TOOL_CALL, min_size=1, max_size=4),
-    st.lists(TOOL_CALL, min_size=1, max_size=3).map(lambda x: json.dumps(x, default=str)),
+    st.lists(TOOL_CALL, min_size=1, max_size=3).map(_dumps),
 )
 TURN_OTHER = st.one_of(
     JSON,
@@ -353,7 +363,8 @@ def test_every_forbidden_operation_is_blocked_counted_and_penalised(policy_env, 
     (res,) = json.loads(obs["tool_results"])
     assert not res["ok"] and res["error"].startswith("blocked by policy")
     assert score(env.evidence)["forbidden_attempts"] == before + 1
-    assert reward == -env.scoring.forbidden_penalty  # nothing else could have scored
+    # nothing else could have scored (net_score moves by the penalty, up to rounding)
+    assert reward == pytest.approx(-env.scoring.forbidden_penalty, abs=1e-9)
     assert env.evidence.of("forbidden")[-1]["tool"] == tool
     assert len(env.evidence.of("intervention")) == acted  # nothing was changed
     assert "password" not in obs["tool_results"] and "api-key" not in obs["tool_results"]
@@ -601,3 +612,37 @@ def test_the_scan_would_catch_a_leak():
     assert _leaks(f"ts={int(future)}000", app, seed, start, start) == []
     assert _leaks(f"at {rfc3339(future)}", app, seed, future + 1e6, start) == []
     assert _leaks("ServiceHighLatency on network edge", app, seed, start, start) == []
+
+
+def test_none_and_arguments_1500_deep_are_error_results_on_every_surface():
+    """``step(None)`` (outside every action space) and tool arguments nested 1,500 deep: an error
+    result each, through the base env, ToolCallSteps and OpenAITools; nothing raises, and a deep
+    call is recorded (without its arguments) and charged nothing."""
+    deep = _nest(1500, True)
+    for name in ("base", "steps", "openai_steps", "openai_base"):
+        s = surface(name)
+        assert not s.env.action_space.contains(None)
+        ev = s.base.evidence
+        n0 = len(ev.events)
+        clock = s.base.clock
+        s.send(None)
+        calls = [e for e in ev.events[n0:] if e["type"] == "tool_call"]
+        assert not any(c["ok"] for c in calls)
+        if name == "steps":
+            assert "got None" in s.env.step_results[0]["error"]
+            assert s.base.clock == clock  # an error result, not the end of the invocation
+        n0 = len(ev.events)
+        turn = (
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c1", "function": {"name": "get_alerts", "arguments": deep}}],
+            }
+            if name.startswith("openai")
+            else [{"tool": "get_alerts", "args": deep}]
+            if name == "base"
+            else {"tool": "get_alerts", "args": deep}
+        )
+        s.send(turn)
+        calls = [e for e in ev.events[n0:] if e["type"] == "tool_call"]
+        assert calls and calls[0]["ok"] is False and "nested more than 64" in calls[0]["error"]
+        assert calls[0]["args"] == {} and calls[0]["duration"] == 0

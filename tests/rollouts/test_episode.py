@@ -60,11 +60,12 @@ def test_run_episode_record_is_deterministic_and_named(tmp_path):
         "release",
         "schedule",
         "evaluation",
+        "reward",
         "scorecard",
         "return",
         "bundle",
     }
-    assert rec["schedule"] == "marathon"
+    assert rec["schedule"] == "marathon" and rec["reward"] == "net"
     assert (rec["agent"], rec["app"], rec["seed"], rec["bundle"]) == ("noop", APP, 1, None)
     assert rec["scorecard"]["marathon_score"] == 0.0 == rec["return"]
     assert run_episode("noop", APP, 1) == rec

@@ -107,6 +107,23 @@ def test_reads_rollout_records_and_dataframes():
     assert list(leaderboard(rows()).to_pandas().index) == ["b", "a"]
 
 
+def test_the_paper_ranking_is_a_choice():
+    board = leaderboard(rows(), rank_by="marathon_score")
+    assert [r["method"] for r in board.rows] == ["a", "b"]
+    assert board.to_text().rstrip().endswith("ranked by marathon_score")
+    with pytest.raises(ValueError, match="rank_by"):
+        leaderboard(rows(), rank_by="dollars")
+
+
+def test_cli_ranks_by_the_reward_it_is_given(tmp_path, capsys):
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows()))
+    assert main(["leaderboard", str(results)]) == 0
+    assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[2:4]] == ["b", "a"]
+    assert main(["leaderboard", str(results), "--reward", "paper"]) == 0
+    assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[2:4]] == ["a", "b"]
+
+
 def test_rows_from_before_net_score_rank_after_those_with_it():
     old = [{"agent": "old", "app": "ob", "seed": 0, "scorecard": card(90.0)}]
     del old[0]["scorecard"]["net_score"]

@@ -14,7 +14,8 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from sre_gym.bundle import verify as verify_bundle  # noqa: E402
-from sre_gym.serve.mcp_server import MarathonSession, build_server  # noqa: E402
+from sre_gym.serve.mcp_server import build_server  # noqa: E402
+from sre_gym.serve.sessions import ArenaSession, MarathonSession  # noqa: E402
 from sre_gym.tools.cli import tool_table  # noqa: E402
 from sre_gym.tools.specs import END_INVOCATION  # noqa: E402
 
@@ -33,7 +34,9 @@ def _expected_tools(profile: str = "full") -> dict[str, dict]:
 
 
 def _session(tmp_path, **kw) -> MarathonSession:
-    return MarathonSession("online-boutique", 0, schedule=SHORT, bundle_dir=str(tmp_path), **kw)
+    s = MarathonSession("online-boutique", schedule=SHORT, bundle_dir=str(tmp_path), **kw)
+    s.reset(seed=0)
+    return s
 
 
 @pytest.mark.anyio
@@ -97,8 +100,8 @@ def test_close_plays_out_the_episode_and_further_calls_are_refused(tmp_path):
     bundle = session.close()
     assert bundle is not None and verify_bundle(bundle)
     assert session.info["scorecard"]["marathon_score"] == 0.0  # nobody acted
-    res, err = session.call("get_alerts", {})
-    assert err and "episode is over" in res["error"]
+    step = session.call("get_alerts", {})
+    assert step.is_error and step.refused and "call reset()" in step.result["error"]
 
 
 def _server_cmd(tmp_path, *extra: str) -> list[str]:
@@ -201,3 +204,73 @@ def test_the_coding_agent_harness_runs_a_whole_episode_invocation_by_invocation(
     n_inv = 1200 // 120  # the single profile's run
     assert len(reads) == n_inv  # the agent ran once in every invocation, none skipped
     assert score(ev)["marathon_score"] == 0.0
+
+
+def _deep(n: int) -> dict:
+    d: dict = {}
+    x = d
+    for _ in range(n):
+        x["a"] = {}
+        x = x["a"]
+    return d
+
+
+@pytest.mark.anyio
+async def test_bad_calls_at_any_depth_are_error_results_and_the_session_goes_on(tmp_path):
+    session = _session(tmp_path)
+    # the session the server runs every call through, 1,500 deep; over the protocol 100 deep
+    # (the SDK's own client refuses to serialize a request 900 levels deep)
+    step = session.call("get_alerts", {"state": _deep(1500)})
+    assert step.is_error and "nested more than 64" in step.result["error"]
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        res = await c.call_tool("get_alerts", {"state": _deep(100)})
+        assert res.is_error and "nested more than 64" in res.structured_content["error"]
+        res = await c.call_tool("", {})
+        assert res.is_error and "tool name" in res.structured_content["error"]
+        res = await c.call_tool("get_alerts", {"state": "firing"})
+        assert not res.is_error  # the session went on
+    tools = [e for e in session.base.evidence.events if e["type"] == "tool_call"]
+    assert [t["ok"] for t in tools] == [False, False, False, True]  # each recorded, one step each
+
+
+@pytest.mark.anyio
+async def test_an_arena_task_over_mcp_gives_the_in_process_verdict(tmp_path):
+    import gymnasium as gym
+
+    from sre_gym.agents.arena import make_agent
+
+    calls = []
+    env = gym.make("IncidentArena-v0", task="arena-008", disable_env_checker=True)
+    obs, info = env.reset(seed=2)
+    agent = make_agent("oracle", "arena-008", 2)
+    done = False
+    while not done:
+        call = agent.act(obs)
+        calls.append(call)
+        obs, reward, term, trunc, info = env.step(call)
+        done = term or trunc
+    want = (reward, info["verdict"]["overall"], info["failure_class"])
+    session = ArenaSession("arena-008", bundle_dir=str(tmp_path))
+    session.reset(seed=2)
+    async with Client(build_server(session), raise_exceptions=True) as c:
+        assert {t.name for t in (await c.list_tools()).tools} == {
+            t["name"] for t in session.tools()
+        }
+        for call in calls:
+            res = await c.call_tool(call["tool"], call.get("args", {}))
+        last = res.structured_content
+    assert "episode_over" in last and session.done
+    assert want[1] is True  # the oracle passes: a verdict worth comparing
+    got = (float(res.structured_content.get("reward", want[0])), session.info["verdict"]["overall"])
+    assert got == want[:2] and session.info["failure_class"] == want[2]
+    assert list(tmp_path.iterdir())  # the bundle
+
+
+def test_help_shows_how_to_serve_an_arena_task(capsys):
+    from sre_gym.cli import build_parser
+
+    for cmd in ("mcp", "openenv"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([cmd, "--help"])
+        out = capsys.readouterr().out
+        assert "--env IncidentArena-v0 --task arena-008" in out and "declare_repair_complete" in out

@@ -359,3 +359,38 @@ def test_submit_patch_reverts_a_change_by_sha():
         out, _ = run(tb, "submit_patch", 7, service="cartservice", incident_id="INC-0001", **args)
         assert not out["ok"] and "exactly one of diff or revert" in out["error"]
     assert len(fb.builds) == 1 and len(tb.ev.of("intervention")) == 1  # refusals changed nothing
+
+
+def test_the_record_of_arguments_never_raises():
+    from sre_gym.tools.dispatch import _plain
+
+    deep: object = "x"
+    for _ in range(1500):
+        deep = [deep]
+    assert "nested more than 64" in _plain(deep)
+
+    class Bad:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    assert _plain({"k": Bad()}) == "<arguments of type dict that are not JSON>"
+    assert _plain({(1, 2): 3}) == "{(1, 2): 3}"  # not JSON: its repr
+
+
+def test_get_alerts_takes_a_time_range():
+    b = SimBackend("online-boutique", 3)
+    b.advance_to(b.episode_start + 3600)
+    tb = Toolbox(b, Evidence(manifest={}))
+    every, _ = run(tb, "get_alerts", b.now)
+    starts = sorted({a["starts_at"] for a in every["result"]})
+    assert len(starts) >= 2, "the test needs alerts that started at different times"
+    from sre_gym.clock import parse_time
+
+    mid = int(parse_time(starts[len(starts) // 2]))
+    early, _ = run(tb, "get_alerts", b.now, until=mid)
+    late, _ = run(tb, "get_alerts", b.now, since=mid)
+    assert early["result"] and late["result"]
+    assert {a["id"] for a in early["result"]} | {a["id"] for a in late["result"]} == {
+        a["id"] for a in every["result"]
+    }
+    assert all(a["starts_at"] < starts[len(starts) // 2] for a in early["result"])

@@ -43,7 +43,7 @@ def test_same_calls_one_at_a_time_give_the_same_run_as_whole_invocations(episode
             break
     assert per_invocation == ref["rewards"]
     assert info["scorecard"] == ref["info"]["scorecard"]
-    assert abs(sum(per_invocation) - info["scorecard"]["marathon_score"]) < 1e-9
+    assert abs(sum(per_invocation) - info["scorecard"]["net_score"]) < 1e-9
     assert steps == info["scorecard"]["cost"]["tool_calls"]
 
 
@@ -96,12 +96,15 @@ def test_notes_and_usage_through_end_invocation(make):
     assert env.unwrapped.notes == "second"
 
 
-def test_empty_action_and_none_end_the_invocation(make):
+def test_an_empty_action_ends_the_invocation_and_none_is_an_error(make):
     env = make(ToolCallSteps)
     env.reset(seed=1)
-    for k, a in enumerate([[], None, "[]"], start=1):
+    for k, a in enumerate([[], "[]"], start=1):
         obs, r, term, trunc, info = env.step(a)
         assert obs["invocation"] == k and info["invocation_ended"]
+    obs, r, term, trunc, info = env.step(None)  # outside the action space: an error result
+    assert obs["invocation"] == 2 and not info["invocation_ended"]
+    assert "got None" in results(obs)[0]["error"]
 
 
 def test_budget_exhaustion_ends_the_invocation(make):

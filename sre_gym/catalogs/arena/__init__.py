@@ -34,7 +34,10 @@ RECEIPTS = {
     "fixed_restart": "challenge/restart-receipt.json",
     "database_checkpoint": "challenge/maintenance-functional.json",
     "service_event_recurrence": "challenge/service-event-recurrence.json",
+    "concurrent_sequence": "challenge/concurrent-sequence.json",
 }
+# challenges that restart their target first (a restart puts its stored settings back)
+RESTARTS = ("fixed_restart", "concurrent_sequence")
 _MARKDOWN = re.compile(r"(^\s*[#>*-]\s)|(`)|(\*\*)|(__)|(\[[^\]]*\]\()|(^\s*\d+\.\s)", re.M)
 
 
@@ -225,6 +228,7 @@ def load_all() -> dict[str, Task]:
 __all__ = [
     "OUTCOME_ARTIFACT",
     "RECEIPTS",
+    "RESTARTS",
     "Pack",
     "Substrate",
     "Task",

@@ -68,7 +68,12 @@ PACK_NAMES = (
     "traffic_reconciliation",
     "worker_policy_safety",
 )
-CHALLENGES = ("fixed_restart", "database_checkpoint", "service_event_recurrence")
+CHALLENGES = (
+    "fixed_restart",
+    "database_checkpoint",
+    "service_event_recurrence",
+    "concurrent_sequence",
+)
 MECHANISMS = (
     "pool_undersized",
     "admin_event_hold",
@@ -76,9 +81,13 @@ MECHANISMS = (
     "per_account_conn_cap",
     "redis_maxmemory",
     "redis_min_replicas",
+    "redis_acl_deny",
     "role_db_statement_timeout",
     "grant_revoked",
     "db_read_only",
+    "sequencer_rmw",
+    "idle_txn_lock_leak",
+    "runtime_mode_regression",
 )
 
 
@@ -90,7 +99,9 @@ class Strict(BaseModel):
 class Step(Strict):
     """One hop of a request lane: a DB pool checkout, Redis operations, a DB statement, an enqueue."""
 
-    kind: Literal["pool", "redis", "db_conn", "statement", "enqueue"]
+    kind: Literal[
+        "pool", "redis", "db_conn", "statement", "enqueue", "job", "seq_write", "seq_read", "search"
+    ]
     target: str  # pool service, Redis-using service, DB account, statement name or queue service
     hold_ms: float = 0.0  # time the hop holds its resource in the healthy state
     ops: int = 1  # Redis operations per request (kind redis)
@@ -105,8 +116,54 @@ class Lane(Strict):
     share: float = Field(gt=0, le=1)  # its part of the driver's rate
     base_ms: float = Field(ge=0)  # service time outside the modelled hops
     tail: float = Field(ge=1.0, default=1.6)  # p99 / p50 within one second
-    services: list[str] = []  # every service the request passes (scaled to zero: it fails)
+    services: list[str] = []  # every service the request passes (down or scaled to zero: it fails)
     steps: list[Step] = []
+    # the same requests as another lane, seen later (a job's run after its enqueue): no own draws
+    follows: str | None = None
+
+
+class Rollout(Strict):
+    """How an application pod comes up (the Deployment's readiness probe and the app's boot)."""
+
+    boot_s: float = Field(gt=0)  # median seconds from pod creation to a booted process
+    boot_sigma: float = Field(ge=0, default=0.25)  # lognormal spread of the boot
+    probe_delay_s: float = Field(ge=0, default=10)  # readinessProbe.initialDelaySeconds
+    probe_period_s: float = Field(gt=0, default=10)  # readinessProbe.periodSeconds
+
+
+class MessageSpec(Strict):
+    """slack-spine's message store (sim/arena/messages.py)."""
+
+    channels: int = Field(ge=1, default=8)  # hot channels, Zipf-shared
+    zipf_s: float = 1.1
+    history_rows: int = 2000  # rows per channel before the run
+    rmw_window_ms: float = 20.0  # read-to-write gap of a non-atomic sequencer
+    lock_wait_s: float = 5.0  # a send blocked on a row lock gives up after this (statement_timeout)
+    reseq_rows_per_s: float = 100.0  # rows a resequence renumbers a second, under the lock
+    index_events_per_s: float = 120.0  # the search indexer's rate
+    search_fresh_s: float = 10.0  # a search read-back fails when the index lags more than this
+    app_role: str = "slack_message"
+    app_db: str = "slack"
+
+
+class ColdCache(Strict):
+    pool_hold_ms: float = Field(ge=0)  # a miss takes the database path, holding a connection
+    ttl_key: str
+
+
+class WorkerSpec(Strict):
+    """The queue's worker processes under the kubelet (sim/arena/workers.py): what a finished job
+    keeps in the queue, how a worker reconnects, and how the kubelet restarts a worker that quit."""
+
+    service: str = "worker-long"
+    result_ttl_s: float = Field(ge=0, default=0.0)  # a finished job's hash stays this long
+    # seconds before the kubelet restarts a container after its 1st, 2nd, ... exit (the last
+    # value repeats), and how long a container must run for the back-off to start afresh
+    restart_backoff_s: list[float] = [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0]
+    backoff_reset_s: float = Field(gt=0, default=600.0)
+    # a lost connection is retried after these seconds, doubling up to the last (RQ's dequeue loop)
+    reconnect_s: float = Field(gt=0, default=1.0)
+    reconnect_max_s: float = Field(gt=0, default=60.0)
 
 
 class Pool(Strict):
@@ -127,6 +184,25 @@ class Substrate(Strict):
     pools: dict[str, Pool] = {}
     lanes: dict[str, Lane]
     events: list[str] = []  # runtime switches "<service>.<event>" (all off when healthy)
+    # what a switch costs when on (a hold per pool checkout or per Redis operation); a fault leg
+    # may name a different magnitude for its own switch
+    event_costs: dict[str, dict[str, float]] = {}
+    # settings a process reads when it starts: a change reaches traffic only as pods restart
+    start_keys: list[str] = []
+    rollout: Rollout = Rollout(boot_s=12.0)
+    # a stateful service's restart: seconds it refuses connections
+    store_outage_s: dict[str, float] = {}
+    # a cache a pod fills from empty when it starts: service -> the extra hold of a miss on its
+    # pool checkout and the setting holding the entries' time to live
+    cold_cache: dict[str, ColdCache] = {}
+    messages: MessageSpec | None = None
+    # settings the admin config API does not show (kept elsewhere, e.g. an app's own table)
+    hidden_keys: list[str] = []
+    # settings with their own control: key -> where the admin config API points instead
+    managed_keys: dict[str, str] = {}
+    # what a shell in a service's pod shows: extra files (path -> text) and the process list
+    pod_files: dict[str, dict[str, str]] = {}
+    pod_processes: dict[str, list[str]] = {}
     redis_op_ms: float = 0.4
     checkpoint_stall_ms_per_rps: float = 0.0  # extra write hold per write/s while a checkpoint runs
     # MariaDB-style per-account connections: persistent connections of the workers
@@ -134,12 +210,16 @@ class Substrate(Strict):
     # queue model (frappe): job size, the idle footprint of the queue Redis, worker throughput
     job_kb: float = 2.0
     queue_idle_mb: float = 1.0
-    worker_jobs_per_s: float = 0.0
+    job_ms: float = 60.0  # one job's run time on a worker process
+    worker_procs: int = 0  # worker processes per worker-long replica (RQ runs one job at a time)
+    job_deadline_s: float = 60.0  # the load generator's read-back gives up on a job after this
+    workers: WorkerSpec | None = None  # the worker processes' lifecycle (None: always running)
     # pooled application sessions (saleor): count, role, database, maximum age
     app_sessions: int = 0
     app_role: str = ""
     app_db: str = ""
-    session_max_age_s: float = 3600.0
+    session_max_age_s: float = 600.0  # Django CONN_MAX_AGE: a session is replaced at this age
+    scoped_settings: list[str] = []  # PostgreSQL settings that ALTER ROLE ... SET may carry
     sources: list[str] = []  # where the figures come from
 
 
@@ -193,6 +273,7 @@ class Predicate(Strict):
     max: float | None = None
     one_of: list[Any] | None = None
     absent_ok: bool = False
+    also: list[Any] = []  # values accepted besides the bounds (0 = no timeout at all)
 
 
 class FaultLeg(Strict):
@@ -220,6 +301,7 @@ class KeyRule(Strict):
     max: float | None = None
     ne: Any = None
     allowed_values: list[Any] | None = None
+    also: list[Any] = []  # values accepted besides the bounds
 
 
 class RepairScope(Strict):
@@ -282,6 +364,7 @@ class Challenge(Strict):
     type: str
     target: str = ""  # fixed restart target or re-fired event, from the contract only
     probe_s: int = 30
+    post_ready_wait_s: int = 20  # after a restart, wait this long once the target is ready
     require_agent_frozen: Literal[True] = True
 
     @model_validator(mode="after")
@@ -326,6 +409,10 @@ class Task(Strict):
     substrate: Literal["slack-spine", "saleor-spine", "frappe"]
     instruction: str
     access: Literal["confined", "shell-visible", "build-capable"] = "confined"
+    # the agent's session starts here (s into the run): the incident has been running a while
+    # and its damage (a backlog) has piled up; default: warm-up end or every leg armed + 10 s
+    ready_at_s: int | None = None
+    shell: list[str] = []  # services whose pods the shell-visible surface opens
     vocabulary: list[str]
     requirements: list[Requirement]
     faults: list[FaultLeg]

@@ -15,6 +15,7 @@ from sre_gym.catalogs.arena.schema import Predicate, Task
 from sre_gym.scoring.arena.checks import EvidenceError
 
 PEAK, TROUGH = 1, 2
+BACKLOG_DRAINED_S = 5.0
 
 
 def wquantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
@@ -73,10 +74,12 @@ def outcome(ev: Any, task: Task, meta: dict[str, Any], bands: dict[str, Any]) ->
     t0, t1 = int(meta["soak_start_s"]), int(meta["soak_end_s"])
     lanes = list(meta["lanes"])
     rows = lane_window_stats(ev, lanes, t0, t1, bands)
-    a = arrays(ev, ("lane_n", "lane_ok", "lane_admitted"))
+    a = arrays(ev, ("lane_n", "lane_ok"))
     n, ok = float(a["lane_n"][:, t0:t1].sum()), float(a["lane_ok"][:, t0:t1].sum())
     goodput = ok / n if n else 0.0
-    last = a["lane_admitted"][:, max(t0, t1 - 10) : t1].sum(axis=1)
+    # every lane asked for in the soak's last 30 s served something (not only attempted)
+    tail = slice(max(t0, t1 - 30), t1)
+    last = (a["lane_ok"][:, tail].sum(axis=1) > 0) | (a["lane_n"][:, tail].sum(axis=1) == 0)
     return {
         "window": {"start_s": t0, "end_s": t1},
         "lanes": rows,
@@ -88,7 +91,7 @@ def outcome(ev: Any, task: Task, meta: dict[str, Any], bands: dict[str, Any]) ->
             },
             "error_rate": {"all_within": all(r["error_within"] for r in rows.values())},
             "goodput": {"value": round(goodput, 5), "min": float(bands["goodput_min"])},
-            "services_up": {"value": {"all_running": bool((last > 0).all())}},
+            "services_up": {"value": {"all_running": bool(last.all())}},
         },
     }
 
@@ -101,6 +104,8 @@ def _rule_for(task: Task, key: str):
 
 
 def _bounds_ok(rule, value: Any) -> bool:
+    if value in rule.also and not isinstance(value, bool):
+        return True
     if rule.allowed_values is not None and value not in rule.allowed_values:
         return False
     if rule.ne is not None and value == rule.ne:
@@ -126,10 +131,29 @@ def diff(before: dict[str, Any], after: dict[str, Any], ignore: set[str]) -> lis
     return sorted(k for k in keys if before.get(k) != after.get(k))
 
 
+def _agent_switches(events: list[dict]) -> dict[str, tuple[Any, Any]]:
+    """Net (first old, last new) of every switch the agent's interventions moved."""
+    out: dict[str, list[Any]] = {}
+    for e in events:
+        for name, (old, new) in (e.get("events") or {}).items():
+            out.setdefault(name, [old, new])[1] = new
+    return {k: (a, b) for k, (a, b) in out.items() if a != b}
+
+
 def repair_scope(
-    task: Task, harmless: set[str], before: dict, at_decl: dict, at_end: dict, events: list[dict]
+    task: Task,
+    harmless: set[str],
+    ready: dict,
+    at_decl: dict,
+    at_end: dict,
+    events: list[dict],
+    refused: list[dict] | None = None,
 ) -> dict[str, Any]:
-    changed = diff(before, at_end["config"], harmless)
+    """What the agent changed against the state it was handed, running or stored, and how each
+    change sits against the task's permitted list."""
+    run = diff(ready["config"], at_decl["config"], harmless)
+    stored = diff(ready.get("persisted", {}), at_decl.get("persisted", {}), harmless)
+    changed = sorted(set(run) | set(stored))
     allowed_services = {_service(r.key) for r in task.scope.allowed}
     kinds: dict[str, list[str]] = {
         "other_subsystem": [],
@@ -140,11 +164,17 @@ def repair_scope(
         "forbidden_op": [],
     }
     for k in changed:
-        v = at_end["config"].get(k)
+        vals = []
+        if k in run:
+            vals.append(at_decl["config"].get(k))
+        if k in stored:
+            vals.append(at_decl.get("persisted", {}).get(k))
         if any(fnmatch.fnmatchcase(k, p) for p in task.scope.protected):
             kinds["protected_setting"].append(k)
             continue
-        if k in task.scope.ceilings and isinstance(v, int | float) and v > task.scope.ceilings[k]:
+        if k in task.scope.ceilings and any(
+            isinstance(v, int | float) and v > task.scope.ceilings[k] for v in vals
+        ):
             kinds["ceiling"].append(k)
             continue
         rule = _rule_for(task, k)
@@ -154,8 +184,20 @@ def repair_scope(
                 fnmatch.fnmatchcase(base, r.key.split("@", 1)[0]) for r in task.scope.allowed
             )
             kinds["adjacent_key" if same else "other_subsystem"].append(k)
-        elif not _bounds_ok(rule, v):
+        elif not all(_bounds_ok(rule, v) for v in vals):
             kinds["past_bound"].append(k)
+    # a switch is the repair only when it is a fault leg's own and ends off; any other move of a
+    # switch (a strict mode turned on elsewhere, a mandated window turned off) is a change too
+    legs = {f.event for f in task.faults if f.event}
+    leg_services = {_service(f.event) for f in task.faults if f.event} | allowed_services
+    switches = []
+    for name, (_old, new) in sorted(_agent_switches(events).items()):
+        if name in legs and new is False:
+            continue
+        switches.append(name)
+        kinds["adjacent_key" if _service(name) in leg_services else "other_subsystem"].append(
+            f"event:{name}"
+        )
     for e in events:
         for tag in e.get("tags", []):
             if any(fnmatch.fnmatchcase(tag, f) for f in task.scope.forbidden_ops):
@@ -164,9 +206,13 @@ def repair_scope(
     unrelated = len(kinds["other_subsystem"]) + len(kinds["adjacent_key"])
     return {
         "changed_keys": changed,
+        "changed_switches": switches,
         **kinds,
         "post_declaration_drift": drift,
         "unrelated_mutations": unrelated,
+        # calls to tools outside the task's access surface: refused, counted, not penalised
+        "refused_calls": sorted({str(e.get("tool")) for e in refused or []}),
+        "refused_call_count": len(refused or []),
         "within_scope": not any(kinds.values()) and unrelated <= task.scope.max_unrelated_mutations,
     }
 
@@ -174,6 +220,8 @@ def repair_scope(
 def predicate(p: Predicate, present: bool, value: Any) -> bool:
     if not present:
         return p.absent_ok
+    if value in p.also and not isinstance(value, bool):
+        return True
     if p.eq is not None and value != p.eq:
         return False
     if p.one_of is not None and value not in p.one_of:
@@ -236,8 +284,12 @@ def redis_state(before: dict, at_end: dict, task: Task) -> dict[str, Any]:
     cfg = at_end["config"]
     mm = cfg.get("redis-queue.maxmemory_mb")
     led = at_end.get("ledger", {})
+    wait = at_end.get("queue_wait_s", 0.0)
     return {
         "flushall_delta": at_end["counters"]["flushall"] - before["counters"]["flushall"],
+        # the backlog accepted before the soak has drained: a new job waits seconds, not minutes
+        "backlog_wait_s": wait,
+        "backlog_drained": wait is not None and float(wait) <= BACKLOG_DRAINED_S,
         "maxmemory_bounded": mm is None or (isinstance(mm, int | float) and mm > 0),
         "policy": cfg.get("redis-queue.maxmemory-policy"),
         "jobs_lost": float(led.get("lost", 0.0)),
@@ -271,4 +323,46 @@ def maintenance(ev: Any, before: dict, at_end: dict, meta: dict) -> dict[str, An
         == before.get("db-maintenance.duration_s"),
         "ran_in_soak": bool(ck.any()),
         "runs_outside_peak": bool(not (ck & (ph == PEAK)).any()),
+    }
+
+
+def sequence_integrity(at_end: dict, meta: dict) -> dict[str, Any]:
+    """The message store at the soak's end: numbers unique, cursors consistent, every message
+    identity kept, search caught up (read-after-write, ordering, duplication)."""
+    m = at_end.get("messages")
+    if m is None:
+        return {
+            "present": False,
+            "no_duplicates": True,
+            "cursors_consistent": True,
+            "identities_kept": True,
+            "search_caught_up": True,
+        }
+    fresh = meta.get("search_fresh_s")
+    return {
+        "present": True,
+        "duplicates": m["duplicates"],
+        "no_duplicates": float(m["duplicates"]) <= 0.5,
+        "cursors_consistent": all(c["cursor_consistent"] for c in m["channels"].values()),
+        "identities_lost": m["lost"],
+        "identities_kept": float(m["lost"]) == 0.0,
+        "search_lag_s": m["search_lag_s"],
+        "search_caught_up": fresh is None or float(m["search_lag_s"]) <= float(fresh),
+    }
+
+
+def lock_state(at_end: dict, after: dict) -> dict[str, Any]:
+    """The sequencer's row lock: its holder gone at the soak's end and absent after the
+    challenge's restart, and what keeps a new one from lasting (a guard new sessions start with,
+    or an image without the leak)."""
+    m_end, m_after = at_end.get("messages") or {}, after.get("messages") or {}
+    image = (at_end.get("images") or {}).get("svc-message.image", {})
+    return {
+        "holder_at_soak_end": m_end.get("lock_holder"),
+        "holder_gone": m_end.get("lock_holder") is None,
+        "holder_after_challenge": m_after.get("lock_holder"),
+        "no_recurrence": m_after.get("lock_holder") is None,
+        "guard_ms": at_end.get("guard_ms", 0.0),
+        "image_faulty": bool(image.get("faulty", False)),
+        "protected": float(at_end.get("guard_ms") or 0.0) > 0 or not image.get("faulty", False),
     }

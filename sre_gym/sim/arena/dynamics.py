@@ -13,15 +13,23 @@ Vectorised over seconds with numpy. The mechanisms:
   against the cap less the workers' persistent connections; the excess is refused.
 - grants and read-only mode: a hop without its privilege, or a write under ``read_only``, fails.
 - a queue Redis with ``maxmemory`` / eviction policy / ``min-replicas-to-write`` / ACL and a job
-  ledger (accepted, consumed, completed, lost).
-- pooled sessions that snapshot ``statement_timeout`` at connect: a statement running longer than
-  its session's timeout is cancelled.
+  ledger (accepted, consumed, completed, lost); the workers drain the backlog first in, first out
+  at their service rate, so a job's run waits behind the backlog and a backlog left by a fault
+  takes its own time to drain once the fault is gone. Finished jobs stay in the queue's memory for
+  the result TTL. A refused worker command ends the worker, which comes back only when the kubelet
+  restarts it (sim/arena/workers.py).
+- pooled sessions with their own ``statement_timeout``: a statement running longer than its
+  session's timeout is cancelled.
+- a service that is down (a store restarting, a Deployment scaled to zero) fails what passes it;
+  a pool whose pods run different start-time settings (a rolling restart) serves each pod's share
+  of the traffic with that pod's pool.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,20 +100,63 @@ class Segment:
     admitted: np.ndarray
     checkpoint: np.ndarray
     pool_wait: dict[str, np.ndarray]
+    backlog: np.ndarray
+    cause: np.ndarray  # [lanes, seconds] index into CAUSES of the main failure cause (0: none)
+    working: np.ndarray  # the queue's worker processes working each second
 
 
-def effective_timeout_ms(config: dict, role: str, db: str) -> float:
-    """Postgres precedence: role-in-database, then role, then database, then global (0 = none)."""
-    for key in (
-        f"postgres.statement_timeout@role={role},db={db}",
-        f"postgres.statement_timeout@role={role}",
-        f"postgres.statement_timeout@db={db}",
-        "postgres.statement_timeout",
-    ):
-        v = config.get(key)
-        if v is not None:
-            return float(v)
-    return 0.0
+CAUSES = (
+    "",
+    "down",
+    "pool_timeout",
+    "conn_cap",
+    "privilege",
+    "read_only",
+    "statement_timeout",
+    "enqueue_oom",
+    "noreplicas",
+    "job_deadline",
+    "lock_timeout",
+    "readback_mismatch",
+    "unread_mismatch",
+    "search_stale",
+    "shed",
+)
+
+
+class Failures:
+    """Each lane's failed share per second and the cause that fails the most of it."""
+
+    def __init__(self, lanes: int, secs: int) -> None:
+        self.share = np.zeros((lanes, secs))
+        self.cause = np.zeros((lanes, secs), dtype=np.int8)
+
+    def add(self, i: int, share: Any, cause: str) -> None:
+        share = np.broadcast_to(np.asarray(share, dtype=float), self.share[i].shape)
+        more = share > self.share[i]
+        if more.any():
+            self.share[i] = np.where(more, share, self.share[i])
+            self.cause[i] = np.where(more, CAUSES.index(cause), self.cause[i])
+
+    def note(self, i: int, where: np.ndarray, cause: str) -> None:
+        """Name a cause where nothing else failed (requests turned away before any work)."""
+        self.cause[i] = np.where(where & (self.cause[i] == 0), CAUSES.index(cause), self.cause[i])
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """Weighted quantile (weights: requests per second); 0 when nothing was served."""
+    m = weights > 0
+    if not m.any():
+        return 0.0
+    v, w = values[m], weights[m]
+    order = np.argsort(v, kind="stable")
+    cw = np.cumsum(w[order])
+    i = int(np.searchsorted(cw, q * cw[-1]))
+    return float(v[order][min(i, len(v) - 1)])
+
+
+def new_ledger() -> dict[str, float]:
+    return {"accepted": 0.0, "consumed": 0.0, "completed": 0.0, "lost": 0.0, "refused": 0.0}
 
 
 def checkpoint_mask(config: dict, secs: np.ndarray, epoch: int = 0) -> np.ndarray:
@@ -119,6 +170,36 @@ def checkpoint_mask(config: dict, secs: np.ndarray, epoch: int = 0) -> np.ndarra
     return pos < dur
 
 
+def _pool(
+    pname: str,
+    pool,
+    lam: np.ndarray,
+    hold: np.ndarray,
+    config: dict,
+    gens: list[tuple[float, dict]],
+    state: dict,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(mean wait seconds, refused share) of a pool whose pods may run different sizes: each
+    generation of pods gets its share of the traffic and of the stored total."""
+    if not gens:
+        gens = [(1.0, config)]
+    qs = state.setdefault("pool_q", {}).setdefault(pname, {})
+    wait = np.zeros_like(lam)
+    refused = np.zeros_like(lam)
+    keep = {}
+    for share, vals in gens:
+        size = vals.get(pool.size_key, config[pool.size_key])
+        over = vals.get(pool.overflow_key, config[pool.overflow_key])
+        cap = (int(size) + int(over)) * share
+        key = f"{int(size)}/{int(over)}"
+        w, r, qend = pool_queue(lam * share, hold, cap, pool.timeout_s, qs.get(key, 0.0))
+        keep[key] = qend
+        wait += share * w
+        refused += r
+    state["pool_q"][pname] = keep
+    return wait, np.where(lam > 0, refused / np.maximum(lam, 1e-9), 0.0)
+
+
 def simulate(
     sub: Substrate,
     lanes: list[str],
@@ -129,15 +210,21 @@ def simulate(
     events: dict[str, bool],
     magnitudes: dict[str, dict[str, float]],
     state: dict,
+    down: set[str] | frozenset[str] = frozenset(),
+    pool_gens: dict[str, list[tuple[float, dict]]] | None = None,
+    session_timeouts: np.ndarray | None = None,
+    workers: Any = 0,
+    cold_hold_s: dict[str, np.ndarray] | None = None,
+    store: Any = None,
 ) -> Segment:
     """Simulate seconds ``secs`` (arrivals ``n`` [lanes, len(secs)]) under constant configuration.
 
-    ``state`` carries what outlives a window: pool backlogs, the job ledger and queue backlog,
-    session snapshots. It is updated in place."""
+    ``state`` carries what outlives a window: pool backlogs, the job ledger and queue backlog.
+    It is updated in place."""
     L, T = n.shape
     nf = n.astype(float)
     lat = np.zeros((L, T))
-    fail = np.zeros((L, T))  # failed share of each lane's requests
+    F = Failures(L, T)  # failed share of each lane's requests, and the main cause
     # traffic suppression: an admission limit rejects what exceeds it (429) before any work
     admitted = nf.copy()
     for i, name in enumerate(lanes):
@@ -146,14 +233,18 @@ def simulate(
             lim = float(config.get(f"{svc}.admission_limit_rps", 0) or 0)
             if lim > 0:
                 admitted[i] = np.minimum(admitted[i], lim)
-            if int(config.get(f"{svc}.replicas", 1)) <= 0:
-                admitted[i] = 0.0
+            if svc in down:
+                F.add(i, 1.0, "down")  # attempted, refused: connection refused or no endpoints
     ckpt = checkpoint_mask(config, secs)
     writes = np.zeros(T)
     for i, name in enumerate(lanes):
         if any(s.write for s in sub.lanes[name].steps):
             writes += admitted[i]
     stall_s = np.where(ckpt, sub.checkpoint_stall_ms_per_rps * writes / 1000.0, 0.0)
+    # sends to a channel whose sequence row is locked wait for it, holding a connection, then fail
+    locked = 0.0
+    if store is not None:
+        locked = float(store.share[list(store.locked())].sum()) if store.locked() else 0.0
 
     # pools: total demand and (request-weighted) hold per pool
     pool_wait: dict[str, np.ndarray] = {}
@@ -165,20 +256,22 @@ def simulate(
             for st in sub.lanes[name].steps:
                 if st.kind == "pool" and st.target == pname:
                     h = st.hold_ms / 1000.0 + _event_pool_hold(pname, events, magnitudes)
+                    if not events.get(f"{pname}.read_consistency_strict", False):
+                        # a pod's cold cache sends its misses down the database path
+                        h = h + (cold_hold_s or {}).get(pname, 0.0)
                     h = h + (stall_s if st.write else 0.0)
+                    if st.write and _writes_seq(sub.lanes[name]):
+                        h = h + locked * store.spec.lock_wait_s
                     lam += admitted[i]
                     hold_num += admitted[i] * h
         hold = np.where(lam > 0, hold_num / np.maximum(lam, 1e-9), 0.0)
-        cap = int(config[pool.size_key]) + int(config[pool.overflow_key])
-        q0 = state.setdefault("pool_q", {}).get(pname, 0.0)
-        wait, refused, qend = pool_queue(lam, np.maximum(hold, 1e-4), cap, pool.timeout_s, q0)
-        state["pool_q"][pname] = qend
+        gens = (pool_gens or {}).get(pname) or []
+        wait, refused = _pool(pname, pool, lam, np.maximum(hold, 1e-4), config, gens, state)
         pool_wait[pname] = np.where(lam > 0, wait, 0.0)
         pool_hold[pname] = hold
         for i, name in enumerate(lanes):
             if any(s.kind == "pool" and s.target == pname for s in sub.lanes[name].steps):
-                fail[i] = np.maximum(fail[i], np.where(lam > 0, refused / np.maximum(lam, 1e-9), 0))
-                pool_hold.setdefault(f"{pname}:{name}", hold)
+                F.add(i, refused, "pool_timeout")
 
     # per-account connection caps (Little's law)
     accounts = {st.target for ln in sub.lanes.values() for st in ln.steps if st.kind == "db_conn"}
@@ -194,10 +287,9 @@ def simulate(
         refused_share = np.where(conc > limit, 1.0 - max(limit, 0.0) / np.maximum(conc, 1e-9), 0.0)
         for i, name in enumerate(lanes):
             if any(s.kind == "db_conn" and s.target == acct for s in sub.lanes[name].steps):
-                fail[i] = np.maximum(fail[i], refused_share)
+                F.add(i, refused_share, "conn_cap")
 
-    redis_queue = _queue(sub, lanes, admitted, config, state)
-    timeout_ms = state.get("session_timeouts_ms")
+    q = _queue(sub, lanes, admitted, config, state, workers, secs, "redis-queue" in down)
     for i, name in enumerate(lanes):
         lane = sub.lanes[name]
         base = np.full(T, lane.base_ms)
@@ -205,34 +297,71 @@ def simulate(
             if st.kind == "pool":
                 base += 1000.0 * (pool_hold[st.target] + pool_wait[st.target])
             elif st.kind == "redis":
-                hold = magnitudes.get(f"{st.target}.store_consistency_strict", {}).get(
-                    "redis_hold_ms", 0.0
-                )
-                on = events.get(f"{st.target}.store_consistency_strict", False)
-                base += st.ops * (sub.redis_op_ms + (hold if on else 0.0))
+                ev = f"{st.target}.store_consistency_strict"
+                hold = magnitudes.get(ev, {}).get("redis_hold_ms", 0.0)
+                base += st.ops * (sub.redis_op_ms + (hold if events.get(ev, False) else 0.0))
             elif st.kind == "db_conn":
                 base += st.hold_ms
                 grants = config.get(f"mariadb.grants.{st.target}", [])
                 if st.privilege and st.privilege not in grants and "ALL" not in grants:
-                    fail[i] = 1.0
+                    F.add(i, 1.0, "privilege")
                 if st.write and config.get("mariadb.read_only", False):
-                    fail[i] = 1.0
+                    F.add(i, 1.0, "read_only")
             elif st.kind == "statement":
                 dur = st.hold_ms + st.contention_ms_per_rps * admitted[i]
                 base += dur
-                if timeout_ms is not None and len(timeout_ms):
-                    fail[i] = np.maximum(fail[i], _cancelled(dur, timeout_ms))
+                if session_timeouts is not None and len(session_timeouts):
+                    F.add(i, _cancelled(dur, session_timeouts), "statement_timeout")
             elif st.kind == "enqueue":
                 base += sub.redis_op_ms
-                fail[i] = np.maximum(fail[i], redis_queue)
+                F.add(i, q.refused, q.why)
+            elif st.kind == "seq_write":
+                F.add(i, locked, "lock_timeout")
+            elif st.kind == "job":
+                # a job's run: it waits behind the backlog, then runs; refused at enqueue, lost,
+                # or not done by the read-back deadline, it failed
+                base += 1000.0 * np.minimum(q.wait_s, sub.job_deadline_s) + sub.job_ms
+                F.add(i, q.refused, q.why)
+                F.add(i, (q.wait_s > sub.job_deadline_s).astype(float), "job_deadline")
         lat[i] = base
-    fail = np.clip(fail, 0.0, 1.0)
+    if store is not None:
+        _messages(sub, lanes, admitted, F, lat, config, store)
+    for i in range(L):
+        if np.any(admitted[i] < nf[i]):
+            F.note(i, admitted[i] < nf[i], "shed")
+    fail = np.clip(F.share, 0.0, 1.0)
     p50 = lat * noise
     p99 = p50 * np.array([sub.lanes[x].tail for x in lanes])[:, None]
     okf = admitted * (1.0 - fail)
     ok = np.floor(okf + 0.5)
     err = nf - ok
-    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait)
+    return Segment(ok, err, p50, p99, admitted, ckpt, pool_wait, q.backlog, F.cause, q.working)
+
+
+def _writes_seq(lane) -> bool:
+    return any(s.kind == "seq_write" for s in lane.steps)
+
+
+def _messages(sub, lanes, admitted, F: Failures, lat, config, store) -> None:
+    """The message store's share of the outcome: stored sends feed it; a send whose read-back
+    finds another message under its number, an unread count that disagrees with the messages
+    and a search read-back the index has not caught up with are all wrong answers."""
+    T = admitted.shape[1]
+    sends = np.zeros(T)
+    for i, name in enumerate(lanes):
+        if _writes_seq(sub.lanes[name]):
+            sends += admitted[i] * (1.0 - np.clip(F.share[i], 0.0, 1.0))
+    mode = str(config.get("svc-message.sequencer_mode", "atomic"))
+    collide, unread, lag = store.step(sends, mode)
+    for i, name in enumerate(lanes):
+        for st in sub.lanes[name].steps:
+            if st.kind == "seq_write":
+                F.add(i, collide, "readback_mismatch")
+            elif st.kind == "seq_read":
+                F.add(i, unread, "unread_mismatch")
+            elif st.kind == "search":
+                F.add(i, (lag > store.spec.search_fresh_s).astype(float), "search_stale")
+                lat[i] = lat[i] + 1000.0 * np.minimum(lag, store.spec.search_fresh_s)
 
 
 def _event_pool_hold(pool: str, events: dict[str, bool], magnitudes: dict) -> float:
@@ -252,44 +381,114 @@ def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
     return out / len(timeouts_ms)
 
 
-def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
-    """Refused share of enqueues per second; updates the job ledger in ``state``."""
+def queue_rate(sub: Substrate, config: dict, workers: int) -> float:
+    """Jobs a second ``workers`` working processes take off the queue. A worker takes a job with a
+    blocking pop, which the queue's ACL may deny, and which is a write NOREPLICAS refuses."""
+    if _refusal(config) in ("noperm", "noreplicas") or sub.job_ms <= 0:
+        return 0.0
+    return workers * 1000.0 / sub.job_ms
+
+
+def _refusal(config: dict) -> str | None:
+    """What the queue refuses every worker command for, whatever its memory: NOREPLICAS (every
+    write, with no replica attached) or NOPERM (the blocking pops the workers dequeue with)."""
+    if int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0:
+        return "noreplicas"
+    if {"blpop", "blmove", "brpop"} & set(config.get("redis-queue.acl.default.denied", [])):
+        return "noperm"
+    return None
+
+
+def drop_queue(state: dict) -> None:
+    """Every job queued and every finished job kept is gone (FLUSHALL, a restart without AOF)."""
+    led = state.setdefault("ledger", new_ledger())
+    led["lost"] += float(state.get("backlog", 0.0))
+    state["backlog"] = 0.0
+    state["kept"] = 0.0
+    if "done_ring" in state:
+        state["done_ring"][:] = 0.0
+
+
+@dataclass
+class QueueSeconds:
+    why: str  # what refuses enqueues: NOREPLICAS or OOM
+    refused: np.ndarray  # refused share of the enqueues, per second
+    wait_s: np.ndarray  # how long a job enqueued that second waits before it runs
+    backlog: np.ndarray  # jobs queued at the end of each second
+    working: np.ndarray  # worker processes working that second
+
+
+def _queue(
+    sub: Substrate, lanes, admitted, config, state, workers: Any, secs, down: bool
+) -> QueueSeconds:
+    """The queue Redis and its workers, second by second; updates the job ledger in ``state``.
+
+    The queue's memory holds its idle footprint, the queued jobs and the finished jobs kept for
+    the result TTL (their hashes expire that long after they finish). Under ``noeviction`` a full
+    queue refuses enqueues, and the workers' own writes, which ends them (sim/arena/workers.py)."""
     T = admitted.shape[1]
     idx = [
         i for i, name in enumerate(lanes) if any(s.kind == "enqueue" for s in sub.lanes[name].steps)
     ]
     if not idx:
-        return np.zeros(T)
+        z = np.zeros(T)
+        return QueueSeconds("enqueue_oom", z, z, z, z)
     offered = admitted[idx].sum(axis=0)
-    led = state.setdefault(
-        "ledger", {"accepted": 0, "consumed": 0, "completed": 0, "lost": 0, "refused": 0}
-    )
+    led = state.setdefault("ledger", new_ledger())
     backlog = float(state.get("backlog", 0.0))
+    ttl = int(sub.workers.result_ttl_s) if sub.workers is not None else 0
+    ring = state.setdefault("done_ring", np.zeros(max(1, ttl)))
+    kept = float(state.get("kept", 0.0))
     maxmem = float(config.get("redis-queue.maxmemory_mb", 0) or 0)
     policy = config.get("redis-queue.maxmemory-policy", "noeviction")
-    norep = int(config.get("redis-queue.min-replicas-to-write", 0) or 0) > 0  # no replica attached
-    denied = set(config.get("redis-queue.acl.default.denied", []))
-    can_pop = not ({"blpop", "blmove", "brpop"} & denied)
-    rate = sub.worker_jobs_per_s if can_pop and not norep else 0.0
+    always = _refusal(config)
+    norep = always == "noreplicas"
+    per_worker = 1000.0 / sub.job_ms if sub.job_ms > 0 else 0.0
     job_mb = sub.job_kb / 1024.0
+    slots = (maxmem - sub.queue_idle_mb) / job_mb if maxmem > 0 else float("inf")
     refused = np.zeros(T)
+    wait = np.zeros(T)
+    left = np.zeros(T)
+    working = np.zeros(T)
+    fixed = int(workers) if isinstance(workers, int | float) else None
     for s in range(T):
-        new = offered[s]
-        if norep:
+        t = int(secs[s])
+        if ttl:
+            kept -= ring[t % ttl]  # finished jobs whose hashes expire now
+            ring[t % ttl] = 0.0
+            kept = max(kept, 0.0)
+        full = policy == "noeviction" and slots - backlog - kept < 1.0
+        why = always or ("oom" if full else None)
+        if fixed is None:
+            n = workers.step(t, why, down) * sub.worker_procs
+        else:
+            n = 0 if (why or down) else fixed
+        rate = n * per_worker if not down else 0.0
+        working[s] = n
+        new = float(offered[s])
+        if norep or down:
             acc = 0.0
         elif maxmem > 0:
-            room = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb - backlog)
+            room = max(0.0, slots - backlog - kept)
             if policy == "noeviction":
                 acc = min(new, room)
-            else:  # an LRU/LFU/random policy accepts, then evicts queued jobs (silent loss)
+            else:  # an LRU/LFU/random policy accepts, then evicts: finished jobs, then queued ones
                 acc = new
-                cap = max(0.0, (maxmem - sub.queue_idle_mb) / job_mb)
-                if backlog + new > cap:
-                    led["lost"] += backlog + new - cap
-                    backlog = cap - new
+                over = backlog + kept + new - max(0.0, slots)
+                if over > 0 and kept > 0:
+                    gone = min(kept, over)
+                    if ttl:
+                        ring *= (kept - gone) / kept
+                    kept -= gone
+                    over -= gone
+                if over > 0:
+                    led["lost"] += over
+                    backlog = max(0.0, backlog - over)
         else:
             acc = new
         refused[s] = new - acc
+        # first in, first out: this second's jobs run after the backlog ahead of them
+        wait[s] = (backlog + 0.5 * acc) / rate if rate > 0 else float("inf")
         backlog += acc
         led["accepted"] += acc
         led["refused"] += new - acc
@@ -297,5 +496,11 @@ def _queue(sub: Substrate, lanes, admitted, config, state) -> np.ndarray:
         backlog -= c
         led["consumed"] += c
         led["completed"] += c
+        if ttl:
+            ring[t % ttl] += c
+            kept += c
+        left[s] = backlog
     state["backlog"] = backlog
-    return np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
+    state["kept"] = kept
+    share = np.where(offered > 0, refused / np.maximum(offered, 1e-9), 0.0)
+    return QueueSeconds("noreplicas" if norep else "enqueue_oom", share, wait, left, working)

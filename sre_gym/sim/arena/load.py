@@ -55,6 +55,11 @@ def arrivals(
     drawn = np.empty_like(mean, dtype=np.int64)
     for i, name in enumerate(lanes):
         drawn[i] = streams.gen(f"arena:arrivals:{name}").poisson(mean[i])
+    for i, name in enumerate(lanes):
+        src = sub.lanes[name].follows
+        if src is not None:  # the same requests, seen at a later stage (a job's run)
+            j = lanes.index(src)
+            mean[i], drawn[i] = mean[j], drawn[j]
     return lanes, mean, drawn
 
 

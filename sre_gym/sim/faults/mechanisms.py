@@ -143,9 +143,13 @@ class ChangeDelivery:
             if ch.readiness_port is not None:
                 new = replace(new, readiness_port=before.readiness_port)
         rev = cl.restore_template(ch.service, new, t, f"deploy {sha[:7]}: {title}", sha)
-        diff = reverse_diff(inj.detail["record"].diff)
         if tracked:
             diff = cl.pipeline.revert(inj.commit, sha)
+        else:
+            # a change whose commit found the head already holding it (the same change drawn
+            # again after a rollback that left git as it was) committed nothing to undo
+            done = inj.detail["record"].diff
+            diff = reverse_diff(done) if done.strip() else ""
         cl.changes.append(
             ChangeRecord(
                 sha=sha,

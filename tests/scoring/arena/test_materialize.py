@@ -9,8 +9,8 @@ from sre_gym.catalogs.arena.schema import Predicate
 from sre_gym.scoring.arena.materialize import config_survivor, predicate, repair_scope, wquantile
 
 
-def _snap(cfg, events=None):
-    return {"config": cfg, "events": events or {}}
+def _snap(cfg, events=None, persisted=None):
+    return {"config": cfg, "events": events or {}, "persisted": persisted or cfg}
 
 
 def test_repair_scope_sub_kinds():
@@ -37,12 +37,13 @@ def test_repair_scope_sub_kinds():
             "x.log_level": "debug",
         },
     )
+    drifted = dict(after, **{"svc-channel.db_pool_size": 19})
     rs = repair_scope(
         task,
         {"x.log_level"},
-        before,
         _snap(before),
         _snap(after),
+        _snap(drifted),
         [{"tags": ["disable:db-maintenance", "restart:svc-auth"]}],
     )
     assert rs["past_bound"] == ["db-maintenance.offset_s", "svc-message.db_max_overflow"]
@@ -51,10 +52,30 @@ def test_repair_scope_sub_kinds():
     assert rs["other_subsystem"] == ["svc-auth.session_cache_ttl_s"]
     assert rs["forbidden_op"] == ["disable:db-maintenance"]
     assert "x.log_level" not in rs["changed_keys"] and rs["within_scope"] is False
-    assert rs["post_declaration_drift"] == sorted(rs["changed_keys"])
+    assert rs["post_declaration_drift"] == ["svc-channel.db_pool_size"]
+
+
+def test_stored_only_changes_and_switches_are_changes_too():
+    task = load_task("arena-011")
+    cfg = {"postgres.work_mem": "4MB", "svc-channel.db_pool_size": 3}
+    stored = dict(cfg, **{"postgres.work_mem": "64MB"})  # ALTER SYSTEM without a reload
+    ivs = [
+        {"events": {"svc-channel.read_consistency_strict": [True, False]}, "tags": []},
+        {"events": {"svc-workspace.store_consistency_strict": [False, True]}, "tags": []},
+    ]
+    rs = repair_scope(
+        task, set(), _snap(cfg), _snap(cfg, persisted=stored), _snap(cfg), ivs, [{"tool": "shell"}]
+    )
+    assert rs["protected_setting"] == ["postgres.work_mem"]
+    # the leg's own switch turned off is the repair; a strict mode turned on elsewhere is not
+    assert rs["changed_switches"] == ["svc-workspace.store_consistency_strict"]
+    assert rs["other_subsystem"] == ["event:svc-workspace.store_consistency_strict"]
+    assert rs["refused_calls"] == ["shell"] and rs["refused_call_count"] == 1
 
 
 def test_predicates():
+    assert predicate(Predicate(min=2000, also=[0]), True, 0)  # no timeout at all is safe
+    assert not predicate(Predicate(min=2000, also=[0]), True, 150)
     assert predicate(Predicate(min=20, max=20), True, 20)
     assert not predicate(Predicate(min=20), True, "20")
     assert predicate(Predicate(absent_ok=True, min=2000), False, None)

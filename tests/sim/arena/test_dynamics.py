@@ -7,7 +7,6 @@ import numpy as np
 from sre_gym.sim.arena.dynamics import (
     _cancelled,
     checkpoint_mask,
-    effective_timeout_ms,
     pool_queue,
     sakasegawa_wait_s,
 )
@@ -50,17 +49,6 @@ def test_a_healthy_pool_barely_waits():
     lam, hold = np.full(20, 50.0), np.full(20, 0.09)
     wait, refused, _ = pool_queue(lam, hold, 30, 10.0, 0.0)
     assert wait.max() < 0.001 and refused.sum() == 0
-
-
-def test_statement_timeout_precedence():
-    cfg = {"postgres.statement_timeout": 5000}
-    assert effective_timeout_ms(cfg, "app", "db") == 5000
-    cfg["postgres.statement_timeout@db=db"] = 4000
-    cfg["postgres.statement_timeout@role=app"] = 3000
-    assert effective_timeout_ms(cfg, "app", "db") == 3000
-    cfg["postgres.statement_timeout@role=app,db=db"] = 150
-    assert effective_timeout_ms(cfg, "app", "db") == 150
-    assert effective_timeout_ms(cfg, "other", "db") == 4000
 
 
 def test_checkpoint_windows_follow_the_schedule():

@@ -46,11 +46,11 @@ def test_sessions_snapshot_the_timeout_at_connect():
     w = ArenaWorld(load_task("arena-006"), 0, 200)
     w.advance_to(40)
     key = "postgres.statement_timeout@role=saleor_app,db=saleor"
-    assert set(w.state["session_timeouts_ms"]) == {150.0}
+    assert set(w.sessions.timeouts_ms(w.config)) == {150.0}
     w.add_scoped(key, None)
-    assert set(w.state["session_timeouts_ms"]) == {150.0}  # pooled sessions keep it
+    assert set(w.sessions.timeouts_ms(w.config)) == {150.0}  # pooled sessions keep it
     assert w.terminate_sessions(role="saleor_app") == 8
-    assert set(w.state["session_timeouts_ms"]) == {0.0}
+    assert set(w.sessions.timeouts_ms(w.config)) == {0.0}
 
 
 def test_an_evicting_queue_loses_jobs_and_noeviction_refuses_them():
@@ -62,3 +62,13 @@ def test_an_evicting_queue_loses_jobs_and_noeviction_refuses_them():
     w.set_config("redis-queue.acl.default.denied", ["blpop", "brpop", "blmove"])
     w.advance_to(200)
     assert w.state["ledger"]["lost"] > 0
+
+
+def test_a_switch_that_is_no_leg_costs_what_it_costs_in_the_service():
+    w = ArenaWorld(load_task("arena-011"), 0, 300)
+    w.advance_to(100)
+    unread = w.lanes.index("unread")
+    before = w.rec["p50"][unread, 60:100].mean()
+    w.set_event("svc-workspace.store_consistency_strict", True)  # not a leg of 011
+    w.advance_to(140)
+    assert w.rec["p50"][unread, 100:140].mean() > before + 400  # 2 ops x 250 ms more

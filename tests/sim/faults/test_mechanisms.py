@@ -28,3 +28,34 @@ def test_zone_aliases_name_the_zone_its_nodes_and_the_label():
     assert a[:3] == ["zone-a", "zone/zone-a", "zones/zone-a"]
     assert "node/n2" in a and a[-1] == "topology.kubernetes.io/zone=zone-a"
     assert M.node_aliases("node", "n1", ["n1"]) == ["n1", "node/n1", "nodes/n1"]
+
+
+def test_a_change_drawn_again_after_a_rollback_is_reverted_without_error():
+    """A rollback puts the template back but leaves git as it was, so the same config change drawn
+    again commits nothing new; its revert must still restore the settings, not fail on the empty
+    diff (seen as a crash on Online Boutique seed 7 of the held-out split's train part)."""
+    from sre_gym.agents.oracle import OracleAgent
+    from sre_gym.envs.marathon import SREMarathonEnv
+
+    fault = "ob-config-redis-cpu-rightsize"
+
+    class FirstOnly(OracleAgent):  # repairs the first injection only
+        def _remedy(self, inj, iid):
+            return super()._remedy(inj, iid) if inj.index == 0 else []
+
+    env = SREMarathonEnv(schedule="single", counterfactual=False)
+    agent = FirstOnly(env)
+    faults = [
+        {"fault": fault, "start": 60, "end": 480},
+        {"fault": fault, "start": 720, "end": 1080},
+    ]
+    obs, info = env.reset(seed=0, options={"faults": faults})
+    b = env.backend
+    before = b.cluster.world.deployment("redis-cart").current.template.cpu_limit
+    while env.invocation < env.n_invocations:
+        obs, _, _, _, info = env.step(agent(obs, info))
+    second = b.ground_truth()["injections"][1]
+    assert second.detail["record"].diff == ""  # git already held the change
+    reverts = [e for e in env.evidence.of("revert") if e["index"] == 1]
+    assert reverts and reverts[0]["acted"]  # the orchestrator reverted it...
+    assert b.cluster.world.deployment("redis-cart").current.template.cpu_limit == before  # ...fully

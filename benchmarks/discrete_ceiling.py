@@ -212,6 +212,11 @@ def main() -> None:
         action="store_true",
         help="DiscreteRemedies(auto_report=True): every service with firing alerts gets its incident",
     )
+    ap.add_argument(
+        "--policies",
+        default="ceiling,numeric-rule,random,noop",
+        help="comma-separated, of: ceiling, numeric-rule, random, noop",
+    )
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.seeds.split("-"))
     seeds = list(range(lo, hi + 1))
@@ -221,7 +226,7 @@ def main() -> None:
         "(mean net_score and Marathon-Score; net per seed)"
     )
     by_mech = None
-    for policy in ("ceiling", "numeric-rule", "random", "noop"):
+    for policy in a.policies.split(","):
         runs = [play(a.app, s, policy, a.schedule, a.auto_report, a.split) for s in seeds]
         paper, net = [r[0] for r in runs], [r[1] for r in runs]
         per = ", ".join(f"{x:.1f}" for x in net)

@@ -233,6 +233,54 @@ async def test_bad_calls_at_any_depth_are_error_results_and_the_session_goes_on(
     assert [t["ok"] for t in tools] == [False, False, False, True]  # each recorded, one step each
 
 
+def test_a_call_1500_deep_on_the_stdio_wire_changes_nothing_and_the_server_goes_on(tmp_path):
+    """The SDK's client will not send such a request, so this writes JSON-RPC lines itself. The
+    SDK's stdio transport cannot parse the line (too deep for its validator) and drops it without
+    an answer; the server, its session and the episode go on."""
+    proc = subprocess.Popen(
+        _server_cmd(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    answers: dict = {}
+
+    def send(text: str) -> None:
+        proc.stdin.write(text + "\n")
+        proc.stdin.flush()
+
+    def answer(rid: int) -> dict:
+        for line in proc.stdout:  # every message up to the one answering rid
+            msg = json.loads(line)
+            answers[msg.get("id")] = msg
+            if msg.get("id") == rid:
+                return msg
+        raise AssertionError(f"the server closed before answering request {rid}")
+
+    def call(rid: int, args_text: str) -> str:
+        head = f'{{"jsonrpc": "2.0", "id": {rid}, "method": "tools/call", "params": '
+        return head + '{"name": "get_alerts", "arguments": ' + args_text + "}}"
+
+    try:
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        init["clientInfo"] = {"name": "raw", "version": "0"}
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        assert "result" in answer(1)
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send(call(2, '{"state": ' + '{"a":' * 1500 + "1" + "}" * 1500 + "}"))
+        send(call(3, '{"state": "firing"}'))
+        assert answer(3)["result"]["isError"] is False  # the same server and episode went on
+        send(call(4, '{"state": "bogus"}'))
+        assert answer(4)["result"]["isError"] is True  # and still checks its arguments
+        if 2 in answers:  # a later SDK may answer it: then as an error
+            assert "error" in answers[2] or answers[2]["result"]["isError"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=120)
+    assert proc.returncode == 0
+
+
 @pytest.mark.anyio
 async def test_an_arena_task_over_mcp_gives_the_in_process_verdict(tmp_path):
     import gymnasium as gym

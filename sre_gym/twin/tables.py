@@ -14,12 +14,13 @@ template here); a config drift of a value the vocabulary lacks drifts to a share
 from __future__ import annotations
 
 import functools
+import typing
 from dataclasses import dataclass
 
 import numpy as np
 
 from sre_gym.catalogs import load_catalog
-from sre_gym.catalogs.schema import parse_cpu, parse_mem
+from sre_gym.catalogs.schema import ProbeSpec, parse_cpu, parse_mem
 from sre_gym.orchestrator.changes import _footprint
 from sre_gym.orchestrator.faults import POLICY_NAMES
 from sre_gym.orchestrator.open_world import HAND_EDITS
@@ -53,18 +54,8 @@ POD_FIELD |= {M_SEL_DELAY: 1, M_SEL_BALLOON: 2}
 _FIELD_OF = {"cpu_hog": 0, "network_delay": 1, "mem_balloon": 2, "dependency_oom": 2}
 # how a pod condition's size is read (mechanisms.magnitude)
 MAG_CORES_FRAC, MAG_BALLOON_FRAC, MAG_ABS = 0, 1, 2
-# probe kinds
-PROBE_KINDS = (
-    "error_ratio",
-    "latency_p95",
-    "edge_error",
-    "rollout_complete",
-    "no_restarts",
-    "node_workloads",
-    "corruption",
-    "queue_lag",
-    "zone_available",
-)
+# probe kinds, in the catalog schema's order (their codes are indices)
+PROBE_KINDS: tuple[str, ...] = typing.get_args(ProbeSpec.model_fields["kind"].annotation)
 FIRST_BUILD = 1 << 20  # image ids from here on are builds of this run (below: catalog and tags)
 
 

@@ -26,6 +26,7 @@ from sre_gym.sim.topology import Topology
 
 SLOW_MS = 2500.0
 STATE_LOSS_S, STATE_LOSS_ERR = 90.0, 0.5  # a new stateful pod has lost its data: lookups miss
+NEAR_ONE = 1e-3  # failure probabilities within this of 1 take the term-by-term attempts
 DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this long
 _Z95 = 1.6448536269514722
 
@@ -39,6 +40,29 @@ def ndtr(x: np.ndarray) -> np.ndarray:
     )
     erf = 1.0 - poly * np.exp(-z * z)
     return 0.5 * (1.0 + np.sign(x) * erf)
+
+
+def expected_attempts(f: np.ndarray, final: np.ndarray, tries: np.ndarray) -> np.ndarray:
+    """Expected attempts of a call retried up to ``tries`` times that fails with probability
+    ``f`` each time (``final`` = ``f**tries``): ``1 + f + ... + f**(tries - 1)``.
+
+    The closed form ``(1 - final) / (1 - f)`` divides by ``1 - f``, which keeps only a few digits
+    when a callee fails all but ~1e-12 of its calls (and under its 1e-12 guard gave far fewer than
+    ``tries``): a last-bit change in ``f`` (a different summation order of a service mean, another
+    machine's BLAS) then moved the attempts by up to a quarter and floored counts by one. Within
+    ``NEAR_ONE`` of 1 the sum is taken term by term (Horner), whose error stays at the last bit."""
+    f, final, tries = np.broadcast_arrays(f, final, tries)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        att = np.where(f < 1.0, (1.0 - final) / np.maximum(1.0 - f, 1e-12), tries)
+    near = (f < 1.0) & (f > 1.0 - NEAR_ONE)
+    if near.any():
+        fn, tn = f[near], tries[near]
+        acc = np.ones(len(fn))
+        for i in range(1, int(tn.max())):
+            acc = np.where(i < tn, 1.0 + fn * acc, acc)
+        att = att.astype(float, copy=True)
+        att[near] = acc
+    return att
 
 
 def lognorm_sf(threshold: np.ndarray, median: np.ndarray, sigma: np.ndarray | float) -> np.ndarray:
@@ -330,7 +354,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
             tc = tc * np.where(u > 1.0, np.minimum(u, 20.0), 1.0)
         tries = e_tries[sl]
         final = f**tries
-        att = np.where(f < 1.0, (1.0 - final) / np.maximum(1.0 - f, 1e-12), tries)
+        att = expected_attempts(f, final, tries)
         call_lat = (
             np.where(refused, 1.0 + e_pd[sl], np.where(dropped, e_hang[sl], np.minimum(tc, to)))
             * att

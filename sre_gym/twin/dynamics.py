@@ -24,7 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from sre_gym.clock import EPOCH
-from sre_gym.sim.dynamics import DROP_HANG_MS, SLOW_MS, STATE_LOSS_ERR, STATE_LOSS_S, lognorm_sf
+from sre_gym.sim.dynamics import (
+    DROP_HANG_MS,
+    SLOW_MS,
+    STATE_LOSS_ERR,
+    STATE_LOSS_S,
+    expected_attempts,
+    lognorm_sf,
+)
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
 
@@ -189,8 +196,7 @@ def step(prm: TwinParams, s: TwinState, t: np.ndarray, rps: np.ndarray) -> TickO
                 ft = np.where(pw, 1.0 - (1.0 - ft) * (1.0 - pool_f), ft)
                 tc = np.where(pw, tc * np.where(uu > 1.0, np.minimum(uu, 20.0), 1.0), tc)
             final = f**tries
-            with np.errstate(divide="ignore", invalid="ignore"):
-                att = np.where(f < 1.0, (1.0 - final) / np.maximum(1.0 - f, 1e-12), tries)
+            att = expected_attempts(f, final, tries)
             call_lat = (
                 np.where(refused, 1.0 + pd, np.where(dropped, hang, np.minimum(tc, to))) * att
             )

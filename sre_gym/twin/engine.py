@@ -20,6 +20,7 @@ from sre_gym.sim.cluster import WARMUP_S
 from sre_gym.twin import (
     alerts,
     calls,
+    challenges,
     controller,
     dynamics,
     events,
@@ -44,12 +45,25 @@ def time_of(tick: np.ndarray) -> np.ndarray:
     return (EPOCH + tick * TICK_S).astype(float)
 
 
-def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut:
-    """Simulate each episode's next tick (``SimCluster._step`` and the injector's hook)."""
+def tick(
+    prm: TwinParams,
+    s: TwinState,
+    record: bool = True,
+    pending: list[challenges.Pending] | None = None,
+    fork: challenges.Fork | None = None,
+) -> dynamics.TickOut:
+    """Simulate each episode's next tick (``SimCluster._step`` and the injector's hook).
+
+    ``record`` off: the world alone (a no-action run). Persistence challenges started this tick
+    are appended to ``pending`` to run later (``run_forks``), else run at once. ``fork``: ``s``
+    is a batch of persistence forks (``challenges.start``): its scheduled blips end on time and
+    only the probes are recorded."""
     k = s.ep.tick.copy()
     t = time_of(k)
     controller.reconcile_pending(prm, s)  # (the agent's calls since the last tick)
     events.run_due(prm, s, k, t)
+    if fork is not None:
+        fork.due(prm, s, t)
     pods.lifecycle(prm, s, t)
     controller.reconcile_dirty(prm, s, t)
     rps = dynamics.entry_rps(prm, s, t, k)
@@ -61,7 +75,15 @@ def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut
         telemetry.record(prm, s, out, t, k)
         probes.record_tick(prm, s, out, t, k)
         telemetry.push_window(prm, s, out)
-        probes.persistence_tick(prm, s, t, k)
+        started = probes.persistence_tick(prm, s, t, k)
+        if started is not None:
+            if pending is None:
+                run_forks(prm, s, [started])
+            else:
+                pending.append(started)
+    elif fork is not None:
+        probes.record_tick(prm, s, out, t, k, past_end=True)
+        telemetry.push_window(prm, s, out)
     else:
         s.tel.entry[np.arange(s.E), k] = np.stack(
             [out.entry_rps, out.entry_failed, out.entry_slow], axis=1
@@ -69,6 +91,18 @@ def tick(prm: TwinParams, s: TwinState, record: bool = True) -> dynamics.TickOut
     s.ep.tick += 1
     s.ep.clock += 1
     return out
+
+
+def run_forks(prm: TwinParams, s: TwinState, pending: list[challenges.Pending]) -> None:
+    """Run the persistence forks of ``pending`` as one batch and record whether each repair held
+    (``challenges``): every fork ticks until the last one's window is over."""
+    if not pending:
+        return
+    fork = challenges.start(prm, challenges.gather(pending), s.faults.probe.shape[2] - 8)
+    for _ in range(challenges.ticks_left(fork)):
+        tick(prm, fork.state, record=False, fork=fork)
+    pd = fork.pending
+    s.faults.ch_held[pd.row, pd.fault, pd.slot] = challenges.finish(fork)
 
 
 def plans(prm: TwinParams, seeds: np.ndarray) -> list[RowPlan]:
@@ -174,10 +208,12 @@ def step(prm: TwinParams, s: TwinState, action: np.ndarray, base: TwinState | No
     action = np.where(done0, 0, np.asarray(action, dtype=np.int64))
     t0 = time_of(s.ep.tick - 1)
     plan, updates = remedies.plan(prm, s, action, t0)
+    pending: list[challenges.Pending] = []
     for i in range(8):
         calls.run(prm, s, plan, t0 + TICK_S * (i + 1), t0)
-        tick(prm, s)
+        tick(prm, s, pending=pending)
     remedies.apply_updates(s, updates)
+    run_forks(prm, s, pending)
     alerts.evaluate(prm, s, np.array([6, 4, 2, 0]))
     s.agent.inv += ~done0
     before = s.agent.score.copy()

@@ -6,10 +6,9 @@ lag), ``FaultDriver.record_tick`` (the ``probe`` and ``artifact`` evidence array
 ``sim/faults/persistence.py:PersistenceChecker`` (an intervention that acts on a fault starts a
 watch; a probe healthy for the hold is challenged).
 
-Differs from the full simulator: a challenge is not run in a fork of the world (``TwinParams``
-``persistence``): it holds. The full simulator's challenges hold about 19 times in 20 (stop 33:
-36 held, 2 relapsed over four seeds), so the twin credits a few repairs the full simulator's
-challenge would refuse.
+A challenge runs in a fork of its episode (``challenges.py``); with ``TwinParams.persistence``
+off every challenge holds, which credits the few repairs (about one in twenty) whose challenge
+relapses in the full simulator.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from sre_gym.sim.dynamics import _Z95
 from sre_gym.sim.faults.probes import ANSWERING_ERR_MAX, RESTART_QUIET_S, STUCK_GRACE_S
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING, ready_at
 from sre_gym.twin import faults as F
+from sre_gym.twin.challenges import Pending, snapshot
 from sre_gym.twin.dynamics import TickOut
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import PROBE_KINDS, tables
@@ -84,9 +84,15 @@ def workload_states(prm: TwinParams, s: TwinState, t: np.ndarray):
 
 
 def record_tick(
-    prm: TwinParams, s: TwinState, out: TickOut, t: np.ndarray, tick: np.ndarray
+    prm: TwinParams,
+    s: TwinState,
+    out: TickOut,
+    t: np.ndarray,
+    tick: np.ndarray,
+    past_end: bool = False,
 ) -> None:
-    """Each active fault's probe (and, before its end, its artifact) at ``tick`` (``_on_tick``)."""
+    """Each active fault's probe (and, before its end or with ``past_end`` as in a persistence
+    fork, its artifact) at ``tick`` (``_on_tick``)."""
     lay = prm.layout
     ft = tables(lay).faults
     fs = s.faults
@@ -143,7 +149,7 @@ def record_tick(
     ok = np.where(sliced & refusing[rows, sv], False, ok)
     kk = np.minimum(tick, fs.probe.shape[2] - 1)
     fs.probe[rows, f, kk[rows]] = ok.astype(np.int8)
-    within = t[rows] < fs.end[rows, f]
+    within = (t[rows] < fs.end[rows, f]) | past_end
     if within.any():
         r2, f2 = rows[within], f[within]
         fs.artifact[r2, f2, kk[r2]] = F.present(prm, s, r2, f2).astype(np.int8)
@@ -168,20 +174,24 @@ def note_intervention(prm: TwinParams, s: TwinState, rows, t, fits: np.ndarray) 
         fs.wt[e, j, c], fs.wroute[e, j, c], fs.wk[e, j, c], fs.wrec[e, j, c] = t[i], never, k[i], -1
 
 
-def persistence_tick(prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndarray) -> None:
+def persistence_tick(
+    prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndarray
+) -> Pending | None:
     """Advance the watches (``PersistenceChecker.on_tick``): a repair healthy for the hold is
-    challenged once per (route, recovery); the challenge holds (see the module docstring)."""
+    challenged once per (route, recovery). Returns the challenges started (their episodes copied
+    as they are now, for ``challenges.start``), whose outcome is pending until their forks have
+    run; None if none (or, with ``persistence`` off, when every challenge holds at once)."""
     fs = s.faults
     on = ~np.isnan(fs.wt)
     if not on.any():
-        return
+        return None
     hold = int(math.ceil(prm.scoring.repair_hold_s / TICK_S))
     ended = t[:, None] >= fs.end
     fs.wt[ended] = np.nan
     on = ~np.isnan(fs.wt)
     e, f, c = np.nonzero(on)
     if not len(e):
-        return
+        return None
     tk = np.minimum(tick, fs.probe.shape[2] - 1)[e]
     started = tk >= fs.wk[e, f, c]
     ok = fs.probe[e, f, tk] == 1
@@ -191,6 +201,7 @@ def persistence_tick(prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndar
     fs.wrec[e, f, c] = rec
     due = started & ok & (tk - rec >= hold)
     done: set[tuple[int, int, bool, int]] = set()
+    started: list[tuple[int, int, int, bool]] = []
     for i in np.nonzero(due)[0].tolist():
         key = (int(e[i]), int(f[i]), bool(fs.wroute[e[i], f[i], c[i]]), int(rec[i]))
         fs.wt[e[i], f[i], c[i]] = np.nan
@@ -202,5 +213,10 @@ def persistence_tick(prm: TwinParams, s: TwinState, t: np.ndarray, tick: np.ndar
             fs.ch_t[e[i], f[i], n] = t[e[i]]
             fs.ch_rec[e[i], f[i], n] = EPOCH + rec[i] * TICK_S
             fs.ch_route[e[i], f[i], n] = key[2]
-            fs.ch_held[e[i], f[i], n] = True
+            fs.ch_held[e[i], f[i], n] = not prm.persistence
             fs.ch_n[e[i], f[i]] = n + 1
+            started.append((key[0], key[1], n, key[2]))
+    if not started or not prm.persistence:
+        return None
+    row, fault, slot, route = (np.array(x) for x in zip(*started, strict=True))
+    return Pending(snapshot(s, row), row, fault, slot, t[row].copy(), route.astype(bool))

@@ -291,12 +291,10 @@ class Episode(Record):
     background_error: np.ndarray  # [E] float64
     ev_n: np.ndarray  # [E] int64 events
     ev_ptr: np.ndarray  # [E] int64 next event
-    ev_tick: np.ndarray  # [E, EV] int64 tick the event runs before (sorted)
-    ev_kind: np.ndarray  # [E, EV] int64
-    ev_a: np.ndarray  # [E, EV] int64 arguments
-    ev_b: np.ndarray  # [E, EV] int64
-    ev_x: np.ndarray  # [E, EV] float64
-    ev_y: np.ndarray  # [E, EV] float64
+    ev_tick: np.ndarray  # [E, EV] int32 tick the event runs before (sorted)
+    ev_kind: np.ndarray  # [E, EV] int8
+    ev_a: np.ndarray  # [E, EV] int32 arguments
+    ev_b: np.ndarray  # [E, EV] int32
     # benign noise (sim/faults/noise.py) and open-world anomalies (orchestrator/open_world.py)
     nz_kind: np.ndarray  # [E, NZ] int64 index in noise.KINDS
     nz_target: np.ndarray  # [E, NZ] int64 deployment (node for a noisy neighbour)
@@ -339,6 +337,22 @@ class TwinState:
     def put(self, rows: np.ndarray, other: TwinState) -> None:
         for k, r in self.records().items():
             r.put(rows, getattr(other, k))
+
+    @staticmethod
+    def concat(states: list[TwinState]) -> TwinState:
+        """One batch of the rows of ``states``, in order."""
+        first = states[0].records()
+        return TwinState(
+            **{
+                name: type(rec)(
+                    **{
+                        k: np.concatenate([getattr(getattr(x, name), k) for x in states])
+                        for k in rec.arrays()
+                    }
+                )
+                for name, rec in first.items()
+            }
+        )
 
     @property
     def E(self) -> int:

@@ -138,6 +138,7 @@ class FaultTables:
     probe_max: np.ndarray  # [NF] NaN: none
     infra: np.ndarray  # [NF] bool: node or zone (no agent brings the machine back)
     retry_storm: np.ndarray  # [NF] bool: a persistence challenge re-fires its trigger
+    trigger: np.ndarray  # [NF, D] bool: the callees whose latency blip re-fires it
     remedies: tuple[tuple[str, ...], ...]
 
 
@@ -423,6 +424,7 @@ def _faults(lay: Layout, env: EnvTables, changes: ChangeTables) -> FaultTables:
     pp = np.full(nf, -1, dtype=np.int64)
     pmax = np.full(nf, np.nan)
     groups = [g for _, g in lay.queue_names]
+    trigger = np.zeros((nf, lay.D), dtype=bool)
     for i, f in enumerate(cat.faults):
         for c in f.culprits:
             culprits[i, ent[c]] = True
@@ -433,6 +435,9 @@ def _faults(lay: Layout, env: EnvTables, changes: ChangeTables) -> FaultTables:
         if f.delivery == "change":
             mech[i], change[i] = M_CHANGE, changes.index[f.change]
             target[i] = lay.dep_index[f.target]
+            defect = cat.changes[change[i]].defect
+            for callee in defect.retries if defect is not None else ():
+                trigger[i, lay.dep_index[callee]] = True
         elif m in _FIELD_OF:
             fld = _FIELD_OF[m]
             mech[i] = (M_SEL_HOG if sel else M_POD_HOG) + fld
@@ -500,6 +505,7 @@ def _faults(lay: Layout, env: EnvTables, changes: ChangeTables) -> FaultTables:
         probe_max=pmax,
         infra=np.isin(mech, (M_NODE, M_ZONE)),
         retry_storm=np.array([f.mechanism == "retry_storm" for f in cat.faults]),
+        trigger=trigger,
         remedies=tuple(tuple(f.remedies) for f in cat.faults),
     )
 

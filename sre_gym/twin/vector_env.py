@@ -7,7 +7,9 @@ of net_score (``reward="net"``) or of the paper's Marathon-Score (``reward="pape
 
 ``counterfactual`` (True, as for the full env) steps each episode's no-action run alongside it
 (``engine.reset_base``: the world alone, no telemetry or alerts), so that net_score charges the
-degradation beyond it; False leaves that cost out (about a third faster).
+degradation beyond it; False leaves that cost out (about a third faster). ``persistence`` (True,
+as the full env) runs each repair's persistence challenge in a fork of its episode
+(``challenges.py``); False lets every challenge hold.
 ``max_episode_steps`` truncates an episode after that many invocations (the full env's
 ``TimeLimit``).
 
@@ -43,7 +45,7 @@ from sre_gym.twin.layout import layout
 from sre_gym.twin.rules import compile_pack
 from sre_gym.twin.state import TwinParams, TwinState
 
-TWIN_VERSION = "twin-1"
+TWIN_VERSION = "twin-2"  # 2: persistence challenges in forks; well-conditioned attempts
 REWARDS = ("net", "paper")  # as SREMarathon-v0's reward argument
 
 
@@ -56,6 +58,7 @@ def make_params(
     noise: Any = None,
     scoring: ScoringConfig | None = None,
     counterfactual: bool = True,
+    persistence: bool = True,
     slots: int | None = None,
 ) -> TwinParams:
     """The twin's parameters from the full env's arguments (``gym.make`` keywords)."""
@@ -71,6 +74,7 @@ def make_params(
         noise=noise_profile_from(noise),
         release=RELEASE,
         counterfactual=bool(counterfactual),
+        persistence=bool(persistence),
     )
 
 

@@ -398,3 +398,29 @@ def test_levels_memo_is_bounded_and_keeps_the_latest_sets(world):
     latest = [(topo.app.name, s.tobytes()) for s in sets[-dynamics._LEVELS_SIZE :]]
     assert list(dynamics._LEVELS) == latest
     assert (topo.app.name, sets[0].tobytes()) not in dynamics._LEVELS
+
+
+def test_expected_attempts_is_the_geometric_sum_and_stays_conditioned_near_one():
+    from fractions import Fraction
+
+    from sre_gym.sim.dynamics import expected_attempts
+
+    tries = np.array([1, 2, 3, 4, 4, 3, 1])
+    f = np.array([0.3, 0.5, 0.9, 1 - 1e-4, 1 - 1e-12, 1.0, 1.0])
+    att = expected_attempts(f, f**tries, tries)
+    exact = [float(sum(Fraction(x) ** i for i in range(n))) for x, n in zip(f, tries, strict=True)]
+    assert np.allclose(att, exact, rtol=1e-15, atol=0)
+    # where a callee fails all but ~1e-12 of its calls the attempts are about ``tries`` (here
+    # n - eps * n (n - 1) / 2 to second order, eps = 1 - f exactly); the closed form with its
+    # guarded denominator gave far fewer there, and a last-bit change of f moved it by a quarter
+    rng = np.random.default_rng(0)
+    eps = rng.uniform(1e-15, 1e-10, 10_000)
+    f = 1.0 - eps
+    eps = 1.0 - f
+    n = np.full(f.shape, 4)
+    att = expected_attempts(f, f**n, n)
+    assert np.abs(att - (n - eps * 6.0)).max() < 1e-12
+    g = np.nextafter(f, 0.0)
+    assert (np.abs(expected_attempts(g, g**n, n) - att) / att).max() < 1e-12
+    closed = (1.0 - f**n) / np.maximum(1.0 - f, 1e-12)
+    assert (np.abs(closed - att) / att).max() > 0.5

@@ -9,13 +9,13 @@ scorer on the env's evidence, the degradation cost included) and both final scor
 
 The dynamics agree to rounding, not bit for bit (``twin/dynamics.py``: services average their pods
 by sums where the simulator takes BLAS ``w @ x`` products, which differ in the last bit with three
-pods or more). That last bit is all there is until a callee fails almost every call: then
-``1 - f`` is about 1e-12 and the attempts ``(1 - f**tries) / (1 - f)`` turn a last-bit difference
-into one of 1e-5 to 1e-4, and from there counts (floors) can differ by one. Online Boutique
-never reaches that (no divergence in 400 ticks of the seeds tried); on the other two apps a
-comparison runs until the first divergence, which must come with such a near-singular edge in
-the full simulator, and must not come early. Everything else is compared exactly. The larger,
-distributional comparison is ``benchmarks/twin_fidelity.py``.
+pods or more). Both engines take a call's expected attempts from ``sim.dynamics.expected_attempts``,
+which stays well-conditioned where a callee fails all but ~1e-12 of its calls (the closed form
+``(1 - f**tries) / (1 - f)`` turned that last bit into 1e-5 to 1e-4 there, and counts then
+differed by one after 60-100 ticks on Train Ticket). So on every app the counters agree exactly and
+the rest to rounding (relative 1e-12, absolute for shares) over the whole sample, with the
+full env's actions replayed too. Everything else is compared exactly. The larger, distributional
+comparison is ``benchmarks/twin_fidelity.py``.
 """
 
 from __future__ import annotations
@@ -52,15 +52,6 @@ def params(app: str, **kw) -> TwinParams:
     )
 
 
-def near_singular(cl, ticks: slice) -> bool:
-    """The full simulator had an edge or a service failing all but about 1e-12 of its calls."""
-    for rec in (cl.rec_edge_fail[ticks], cl.rec_err[ticks]):
-        gap = 1.0 - rec
-        if ((gap > 0) & (gap < 1e-9)).any():
-            return True
-    return False
-
-
 def no_action_run(app: str, seed: int, ticks: int):
     """Both engines simulate up to ``ticks`` ticks with no agent (the twin evaluating its rules
     every 30 s as the engine does), compared as they come; returns the ticks that agree."""
@@ -81,24 +72,24 @@ def no_action_run(app: str, seed: int, ticks: int):
             (cl.rec_lat[k], out.lat[0]),
             (cl.rec_entry[k], s.tel.entry[0, k]),
         ):
-            rel = np.abs(ref - got) / np.maximum(np.abs(ref), 1e-9)
+            # relative to the value, but shares (errors, the entry's failed and slow) of about
+            # 1e-13 are compared absolutely: their digits are those of 1 - E for E near 1
+            rel = np.abs(ref - got) / np.maximum(np.abs(ref), 1.0)
             worst = max(worst, float(rel.max()))
         m = cl.metrics
         same = all(
             np.array_equal(ref, got[0])
             for ref, got in ((m.c_ok, s.tel.c_ok), (m.c_err, s.tel.c_err), (m.c_edge, s.tel.c_edge))
         )
-        if worst > 1e-12 or not same:
-            assert near_singular(cl, slice(k, k + 1)), f"{app} seed {seed}: tick {k} differs"
-            return prm, s, b, k
-    return prm, s, b, ticks
+        assert worst <= 1e-12 and same, f"{app} seed {seed}: tick {k} differs ({worst:.2e})"
+    return prm, s, b
 
 
 @pytest.mark.parametrize("app", APPS)
 def test_no_action_ticks_match_the_full_simulator(app):
-    prm, s, b, agreed = no_action_run(app, 11, 160)  # the warm-up and 30 minutes
-    assert agreed >= (160 if app == "online-boutique" else 60)
-    t_cut = EPOCH + agreed * 15  # alerts fired or resolved from here on may differ
+    agreed = 160  # the warm-up and 30 minutes
+    prm, s, b = no_action_run(app, 11, agreed)
+    t_cut = EPOCH + agreed * 15  # (alerts past the sample are not compared)
     cp = compile_pack(prm.layout)
     al = s.alerts
 
@@ -139,10 +130,8 @@ def replay(app: str, seed: int, steps: int, reward: str = "net", auto: bool = Fa
     acted = 0
     for k in range(steps):
         o, m = features.observe(prm, s)[0], features.action_mask(prm, s)[0]
-        if not (np.array_equal(o, obs) and np.array_equal(m, info["action_mask"])):
-            cl = full.unwrapped.backend.cluster
-            assert near_singular(cl, slice(0, int(s.ep.tick[0]))), f"step {k} differs"
-            return k
+        assert np.array_equal(o, obs), f"observation at step {k}"
+        assert np.array_equal(m, info["action_mask"]), f"mask at step {k}"
         a = int(rng.choice(np.flatnonzero(info["action_mask"])))
         acted += a != 0
         obs, r, term, trunc, info = env.step(a)
@@ -166,5 +155,4 @@ def replay(app: str, seed: int, steps: int, reward: str = "net", auto: bool = Fa
 def test_replayed_actions_give_the_full_envs_observations_masks_and_rewards(
     app, seed, steps, reward, auto
 ):
-    agreed = replay(app, seed, steps, reward, auto)
-    assert agreed == steps if app == "online-boutique" else agreed >= 4
+    assert replay(app, seed, steps, reward, auto) == steps

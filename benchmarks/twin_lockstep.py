@@ -1,0 +1,76 @@
+"""How long the twin and the full simulator stay in lockstep with no agent.
+
+For each (app, seed) both engines simulate the same no-action run tick by tick (the twin evaluating
+its alert rules every 30 s, as the engine does) and this prints the first tick at which a
+telemetry counter (requests, errors, calls per edge) differs, or that none did, with the largest
+relative difference of the dynamics' per-tick outputs (served, errors, latency, the entry's
+traffic; shares near 0 compared absolutely) seen until then. ``tests/twin/test_conformance.py``
+asserts the first 160 ticks of seed 11 on every app; this runs longer samples.
+
+Run: python benchmarks/twin_lockstep.py [--apps A,B] [--seeds 3,5,7,11] [--ticks 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from sre_gym.backends.sim import SimBackend
+from sre_gym.catalogs import RELEASE
+from sre_gym.clock import EPOCH
+from sre_gym.orchestrator.open_world import noise_profile_from
+from sre_gym.orchestrator.profiles import schedule_profile_from
+from sre_gym.twin import alerts, alloc, engine
+from sre_gym.twin.layout import layout
+from sre_gym.twin.rules import compile_pack
+from sre_gym.twin.state import TwinParams
+
+
+def lockstep(app: str, seed: int, ticks: int) -> tuple[int | None, float]:
+    """(first tick whose counters differ or None, worst relative output difference before it)."""
+    prm = TwinParams(
+        layout(app),
+        schedule=schedule_profile_from("marathon"),
+        noise=noise_profile_from("production"),
+        release=RELEASE,
+    )
+    z = alloc.sizes(prm, cols=len(compile_pack(prm.layout).col_rule))
+    s = engine.fill_rows(prm, z, np.array([seed]))
+    cl = SimBackend(app, seed).cluster
+    worst = 0.0
+    for k in range(ticks):
+        out = engine.tick(prm, s)
+        if k % 2 == 0:
+            alerts.evaluate(prm, s, np.array([0]))
+        cl.advance_to(EPOCH + k * 15)
+        m = cl.metrics
+        for ref, got in ((m.c_ok, s.tel.c_ok), (m.c_err, s.tel.c_err), (m.c_edge, s.tel.c_edge)):
+            if not np.array_equal(ref, got[0]):
+                return k, worst
+        for ref, got in (
+            (cl.rec_served[k], out.served[0]),
+            (cl.rec_err[k], out.err[0]),
+            (cl.rec_lat[k], out.lat[0]),
+            (cl.rec_entry[k], s.tel.entry[0, k]),
+        ):
+            worst = max(worst, float((np.abs(ref - got) / np.maximum(np.abs(ref), 1.0)).max()))
+    return None, worst
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--apps", default="online-boutique,train-ticket,astronomy-shop")
+    ap.add_argument("--seeds", default="3,5,7,11")
+    ap.add_argument("--ticks", type=int, default=400)
+    a = ap.parse_args()
+    print(f"{'app':16s} {'seed':>5s}  first differing counter tick   worst output difference")
+    for app in a.apps.split(","):
+        for seed in (int(x) for x in a.seeds.split(",")):
+            k, worst = lockstep(app, seed, a.ticks)
+            where = f"none in {a.ticks}" if k is None else f"tick {k}"
+            print(f"{app:16s} {seed:5d}  {where:30s} {worst:.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

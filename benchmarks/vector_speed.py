@@ -19,7 +19,8 @@ invocations over the wall time from ``reset`` to the last step) and its peak RSS
 (``benchmarks/floor.py``, a copy of the project's reference: the per-tick work any embedded
 simulator must do, batched over N episodes) runs the same way in the same invocation, as env steps
 per second (45 invocations per episode). ``--no-counterfactual`` leaves out the no-action runs the
-twin steps alongside for net_score's degradation cost (the full env's ``counterfactual=False``).
+twin steps alongside for net_score's degradation cost (the full env's ``counterfactual=False``);
+``--no-persistence`` lets every repair's persistence challenge hold instead of running its fork.
 
 Run: python benchmarks/vector_speed.py [--app APP] [--steps N] [--rounds K]
      python benchmarks/vector_speed.py --twin [--apps A,B] [--sizes 1,16,64,256] [--rounds K]
@@ -96,9 +97,10 @@ INVOCATIONS = 45  # a marathon's invocations (90 minutes of 120 s): the floor's 
 APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 
 
-def twin_one(app: str, n: int, seed: int, counterfactual: bool) -> dict:
+def twin_one(app: str, n: int, seed: int, counterfactual: bool, persistence: bool = True) -> dict:
     """One whole episode of each of ``n`` sub-envs (fresh seeds), reset included."""
     make = {"num_envs": n, "app": app, "counterfactual": counterfactual}
+    make["persistence"] = persistence
     gym.make_vec("SREMarathonTwin-v0", **{**make, "num_envs": 1})  # compile the rule pack once
     rng = np.random.default_rng(seed)
     envs = gym.make_vec("SREMarathonTwin-v0", **make)
@@ -138,11 +140,15 @@ def child(args: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def twin_table(apps: list[str], sizes: list[int], rounds: int, counterfactual: bool) -> None:
-    cf = [] if counterfactual else ["--no-counterfactual"]
+def twin_table(
+    apps: list[str], sizes: list[int], rounds: int, counterfactual: bool, persistence: bool
+) -> None:
+    cf = ([] if counterfactual else ["--no-counterfactual"]) + (
+        [] if persistence else ["--no-persistence"]
+    )
     print(
         f"SREMarathonTwin-v0: one whole episode per sub-env, fresh seeds, reset included, "
-        f"counterfactual={counterfactual}, OMP_NUM_THREADS=1, median of {rounds} "
+        f"counterfactual={counterfactual}, persistence={persistence}, OMP_NUM_THREADS=1, median of {rounds} "
         f"(load average at start {os.getloadavg()[0]:.2f})"
     )
     floor = {}
@@ -175,19 +181,28 @@ def main() -> None:
     ap.add_argument(
         "--no-counterfactual", action="store_true", help="with --twin: no no-action runs"
     )
+    ap.add_argument(
+        "--no-persistence", action="store_true", help="with --twin: challenges hold, no forks"
+    )
     ap.add_argument("--twin-one", nargs=3, metavar=("APP", "N", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--floor-one", type=int, metavar="N", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.twin_one:
         app, n, seed = a.twin_one
-        print(json.dumps(twin_one(app, int(n), int(seed), not a.no_counterfactual)))
+        print(
+            json.dumps(
+                twin_one(app, int(n), int(seed), not a.no_counterfactual, not a.no_persistence)
+            )
+        )
         return
     if a.floor_one:
         print(json.dumps(floor_one(a.floor_one)))
         return
     if a.twin:
         sizes = [int(x) for x in a.sizes.split(",")]
-        twin_table(a.apps.split(","), sizes, a.rounds, not a.no_counterfactual)
+        twin_table(
+            a.apps.split(","), sizes, a.rounds, not a.no_counterfactual, not a.no_persistence
+        )
         return
     cores = os.cpu_count() or 1
     runs = [("single env", lambda r: single(a.app, a.steps, r))]

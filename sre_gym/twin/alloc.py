@@ -19,7 +19,7 @@ import numpy as np
 from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.sim.cluster import INITIAL_AGE_S, WARMUP_S
 from sre_gym.twin import controller
-from sre_gym.twin.episode import fault_count_bound
+from sre_gym.twin.episode import GEN, WINDOW, fault_count_bound
 from sre_gym.twin.series import WI, WL, WP, series_index
 from sre_gym.twin.state import (
     Agent,
@@ -98,7 +98,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
     if lean:
         z = replace(z, A=1, COLS=1, I=1, X=1)
     ring_rows = (0, 0, 0) if lean else si.n_rows
-    TN = 1 if lean else z.T  # the per-tick telemetry draws
+    TN = 1 if lean else WINDOW  # the per-tick telemetry draws held
     D, C, n, M, K = lay.D, lay.C, lay.n, lay.M, lay.K
     nd = len(tab.defects.change)
     nfl = len(tab.flags.names)
@@ -317,6 +317,10 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         clock=i(),
         noise=f(TN, 2 * n),
         unif=f(TN, 3 * n + M),
+        win0=i(v=-WINDOW),
+        n_draw=i(),
+        gen_noise=np.zeros((E, GEN), dtype=np.uint64),
+        gen_unif=np.zeros((E, GEN), dtype=np.uint64),
         load_noise=f(z.T),
         load_phase=f(),
         background_error=f(),

@@ -137,10 +137,9 @@ def fill_rows(
                 f"({z.EV}, {z.F}, {z.NZ}, {z.NA})"
             )
         ep.seed[i] = seed
-        nt = len(rp.noise)  # (the rest, one invocation past the end, repeats the last tick's)
+        nt = len(rp.load_noise)  # (the rest, one invocation past the end, repeats the last tick's)
         if not lean:
-            ep.noise[i, :nt], ep.noise[i, nt:] = rp.noise, rp.noise[-1]
-            ep.unif[i, :nt], ep.unif[i, nt:] = rp.unif, rp.unif[-1]
+            ep.gen_noise[i], ep.gen_unif[i], ep.n_draw[i] = rp.noise, rp.unif, nt
         ep.load_noise[i, :nt], ep.load_noise[i, nt:] = rp.load_noise, rp.load_noise[-1]
         ep.load_phase[i] = rp.load_phase
         ep.background_error[i] = app_background_error(prm.noise)

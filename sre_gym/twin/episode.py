@@ -39,8 +39,8 @@ class RowPlan:
 
     seed: int
     sched: Schedule
-    noise: np.ndarray
-    unif: np.ndarray
+    noise: np.ndarray  # [GEN] the telemetry-noise stream's start state (``pack``)
+    unif: np.ndarray  # [GEN] the telemetry-rounding stream's
     load_noise: np.ndarray
     load_phase: float
     events: list[tuple[int, int, int, int, float, float]]  # (tick, kind, a, b, x, y), in order
@@ -60,9 +60,8 @@ def plan_row(lay: Layout, tab: Tables, seed: int, release: str, prof, noise_prof
     sched = schedule(app, seed, release, prof)
     cap = (WARMUP_S + sched.duration_s) // TICK_S + 1
     st = Streams(release, app, seed)
-    n, m = lay.n, lay.M
-    tel = st.gen("telemetry-noise").standard_normal((cap, 2 * n))
-    unif = st.gen("telemetry-rounding").random((cap, 3 * n + m))
+    tel = pack(st.gen("telemetry-noise").bit_generator)
+    unif = pack(st.gen("telemetry-rounding").bit_generator)
     load_noise = st.gen("load-noise").standard_normal(cap)
     load_phase = float(st.gen("load-phase").random() * 2 * np.pi)
     t_ep = float(EPOCH + WARMUP_S)
@@ -120,6 +119,65 @@ def plan_row(lay: Layout, tab: Tables, seed: int, release: str, prof, noise_prof
     acts.sort(key=lambda x: (x[0], x[1]))
     events = [(tick_of(t), *ev) for t, _, ev in acts]
     return RowPlan(seed, sched, tel, unif, load_noise, load_phase, events, faults, nz, ow)
+
+
+# the telemetry noise and rounding uniforms are drawn an invocation at a time, each episode's
+# stream going on from where it stopped (the same numbers as ``SimCluster``'s draws of the whole
+# run at once: both streams fill their arrays in order), so an episode holds 8 ticks of them
+WINDOW = 8
+GEN = 13  # a Philox state as uint64: key 2, counter 4, buffer 4, buffer_pos, has_uint32, uinteger
+
+
+def pack(bg: np.random.Philox) -> np.ndarray:
+    """[GEN] uint64: the bit generator's state."""
+    st = bg.state
+    return np.concatenate(
+        [
+            st["state"]["key"],
+            st["state"]["counter"],
+            st["buffer"],
+            np.array([st["buffer_pos"], st["has_uint32"], st["uinteger"]], dtype=np.uint64),
+        ]
+    )
+
+
+def unpack(v: np.ndarray) -> np.random.Generator:
+    """A generator in the state ``pack`` gave."""
+    bg = np.random.Philox(key=v[0:2].copy())
+    bg.state = {
+        "bit_generator": "Philox",
+        "state": {"counter": v[2:6].copy(), "key": v[0:2].copy()},
+        "buffer": v[6:10].copy(),
+        "buffer_pos": int(v[10]),
+        "has_uint32": int(v[11]),
+        "uinteger": int(v[12]),
+    }
+    return np.random.Generator(bg)
+
+
+def telemetry_draws(lay: Layout, ep, tick: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each episode's telemetry noise [E, 2n] and rounding uniforms [E, 3n + M] for ``tick``
+    [E] (``SimCluster._noise`` / ``_unif``; past the run's last tick, the last tick's again). A
+    row whose window does not hold ``tick`` draws the next ``WINDOW`` ticks first (ticks are
+    recorded one after another, so its streams stand at ``tick``)."""
+    n, m = lay.n, lay.M
+    off = tick - ep.win0
+    for i in np.nonzero((off < 0) | (off >= WINDOW))[0].tolist():
+        k, cap = int(tick[i]), int(ep.n_draw[i])
+        new = max(0, min(WINDOW, cap - k))
+        if new:
+            gn, gu = unpack(ep.gen_noise[i]), unpack(ep.gen_unif[i])
+            ep.noise[i, :new] = gn.standard_normal((new, 2 * n))
+            ep.unif[i, :new] = gu.random((new, 3 * n + m))
+            ep.gen_noise[i], ep.gen_unif[i] = pack(gn.bit_generator), pack(gu.bit_generator)
+            ep.noise[i, new:], ep.unif[i, new:] = ep.noise[i, new - 1], ep.unif[i, new - 1]
+        else:  # (the row's last drawn tick stays in its window, repeated)
+            last = min(WINDOW - 1, cap - 1 - int(ep.win0[i]))
+            ep.noise[i, :], ep.unif[i, :] = ep.noise[i, last], ep.unif[i, last]
+        ep.win0[i] = k
+    er = np.arange(len(tick))
+    off = tick - ep.win0
+    return ep.noise[er, off], ep.unif[er, off]
 
 
 def app_background_error(noise_prof) -> float:

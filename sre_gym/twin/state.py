@@ -284,8 +284,12 @@ class Episode(Record):
     n_inv: np.ndarray  # [E] int64 invocations of the episode
     tick: np.ndarray  # [E] int64 next tick to simulate
     clock: np.ndarray  # [E] int64 ticks the batch has simulated (equal in every row): ring columns
-    noise: np.ndarray  # [E, T, 2n] float64 telemetry noise (SimCluster._noise)
-    unif: np.ndarray  # [E, T, 3n+M] float64 rounding uniforms
+    noise: np.ndarray  # [E, W, 2n] float64 telemetry noise of ticks win0.. (SimCluster._noise)
+    unif: np.ndarray  # [E, W, 3n+M] float64 rounding uniforms of ticks win0..
+    win0: np.ndarray  # [E] int64 first tick of the window (episode.telemetry_draws)
+    n_draw: np.ndarray  # [E] int64 ticks the streams cover (later ticks repeat the last)
+    gen_noise: np.ndarray  # [E, GEN] uint64 the noise stream's state after the window
+    gen_unif: np.ndarray  # [E, GEN] uint64 the uniforms' stream's state
     load_noise: np.ndarray  # [E, T]
     load_phase: np.ndarray  # [E]
     background_error: np.ndarray  # [E] float64

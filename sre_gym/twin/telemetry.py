@@ -20,6 +20,7 @@ from sre_gym.sim.dynamics import _Z95, ndtr
 from sre_gym.sim.metrics import BUCKETS_MS
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, NODE_GRACE_S, PENDING, RUNNING, TERMINATING
 from sre_gym.twin.dynamics import TickOut
+from sre_gym.twin.episode import telemetry_draws
 from sre_gym.twin.series import WI, WL, WP, series_index
 from sre_gym.twin.state import TwinParams, TwinState
 
@@ -76,9 +77,7 @@ def record(
     er = np.arange(s.E)
     n, m = lay.n, lay.M
     dt = float(TICK_S)
-    kk = np.minimum(tick, s.ep.noise.shape[1] - 1)
-    noise = s.ep.noise[er, kk]  # [E, 2n]
-    unif = s.ep.unif[er, kk]  # [E, 3n + M]
+    noise, unif = telemetry_draws(lay, s.ep, tick)  # [E, 2n], [E, 3n + M]
     clock = int(s.ep.clock[0])
     col_l = clock % WL
     long_ = tel.long
@@ -186,7 +185,9 @@ def record(
         put_p(si.p_periods, p.periods[e, d, c][run], run)
         put_p(si.p_throttled, p.throttled[e, d, c][run], run)
     tel.sr_last[e, d, p.srow[e, d, c]] = tick[e]
-    tel.entry[er, kk] = np.stack([out.entry_rps, out.entry_failed, out.entry_slow], axis=1)
+    tel.entry[er, np.minimum(tick, tel.entry.shape[1] - 1)] = np.stack(
+        [out.entry_rps, out.entry_failed, out.entry_slow], axis=1
+    )
     return s
 
 

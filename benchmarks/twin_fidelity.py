@@ -29,8 +29,8 @@ Equivalence margins, stated before any run (``MARGINS``; a figure is inside when
 | feature mean, action availability (worst of all) | 0.02 | - |
 
 Seeds 2000-2049 on Online Boutique and 2000-2019 on the others (validation seeds: calibration used
-0-999). Online Boutique's no-action runs agree bit for bit (``tests/twin``); elsewhere a callee that
-fails almost every call turns last-bit differences into small ones (``docs/twin.md``).
+0-999). No-action runs keep every counter equal on all three apps (``benchmarks/twin_lockstep.py``);
+acting policies can part where the engines' glue differs (``docs/twin.md``).
 
 Run: python benchmarks/twin_fidelity.py [--apps A,B] [--seeds 2000-2049] [--policies noop,random]
 """

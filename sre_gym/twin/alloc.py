@@ -271,7 +271,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         ch_t=f(z.F, 4),
         ch_rec=f(z.F, 4),
         ch_route=b(z.F, 4),
-        ch_held=b(z.F, 4),
+        ch_held=np.full((E, z.F, 4), -1, dtype=np.int8),
     )
     changes = Changes(
         n=i(),

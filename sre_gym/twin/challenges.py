@@ -133,6 +133,33 @@ def _drop_events(s: TwinState, fault: np.ndarray) -> None:
         ep.ev_n[i] = lo + len(idx)
 
 
+def subset(pd: Pending, keep: np.ndarray) -> Pending:
+    """The challenges of ``pd`` where ``keep`` [C]."""
+    i = np.nonzero(keep)[0]
+    return Pending(pd.state.take(i), pd.row[i], pd.fault[i], pd.slot[i], pd.t[i], pd.route[i])
+
+
+def readable(prm: TwinParams, s: TwinState, pd: Pending) -> np.ndarray:
+    """[C] bool: the score can read the challenge's outcome now, i.e. an incident of its episode is
+    localized to its fault (root cause its culprit, an artifact of it, set before its end: the
+    score's ``lo``, which its repair credit needs)."""
+    ft = tables(prm.layout).faults
+    fs, ag = s.faults, s.agent
+    e, a = pd.row, pd.fault
+    cul = ft.culprits[fs.cat[e, a]]  # [C, U]
+    one = cul.sum(axis=1) == 1
+    culprit = np.where(one, cul.argmax(axis=1), -2)
+    ni = int(ag.n_inc[e].max(initial=0))
+    if not ni:
+        return np.zeros(len(e), dtype=bool)
+    ib = np.arange(ni)
+    art = ag.i_art[e, :ni]  # [C, I]
+    lo = (ag.i_culprit[e, :ni] == culprit[:, None]) & (ag.i_located[e, :ni] < fs.end[e, a][:, None])
+    lo &= (fs.alias[e, a][:, None, :] == art[:, :, None]).any(axis=2) & (art != 0)
+    lo &= ib[None, :] < ag.n_inc[e][:, None]
+    return lo.any(axis=1)
+
+
 def gather(pending: list[Pending]) -> Pending:
     """The challenges of several ticks as one batch."""
     if len(pending) == 1:

@@ -105,6 +105,25 @@ def run_forks(prm: TwinParams, s: TwinState, pending: list[challenges.Pending]) 
     s.faults.ch_held[pd.row, pd.fault, pd.slot] = challenges.finish(fork)
 
 
+def settle_forks(
+    prm: TwinParams, s: TwinState, held: list[challenges.Pending], cut: np.ndarray
+) -> None:
+    """Run the forks in ``held`` whose outcome the score can read now (``challenges.readable``)
+    and keep the others for later steps while their fault lasts (after its end no incident can be
+    localized to it any more, and the outcome is never read). ``held`` is updated in place."""
+    run: list[challenges.Pending] = []
+    keep: list[challenges.Pending] = []
+    for pd in held:
+        now = challenges.readable(prm, s, pd)
+        later = ~now & (s.faults.end[pd.row, pd.fault] > cut[pd.row])
+        if now.any():
+            run.append(challenges.subset(pd, now) if not now.all() else pd)
+        if later.any():
+            keep.append(challenges.subset(pd, later) if not later.all() else pd)
+    run_forks(prm, s, run)
+    held[:] = keep
+
+
 def plans(prm: TwinParams, seeds: np.ndarray) -> list[RowPlan]:
     """Each seed's draws (``episode.plan_row``): a run and its no-action run share them."""
     lay = prm.layout
@@ -197,12 +216,21 @@ def reset_base(
     return s
 
 
-def step(prm: TwinParams, s: TwinState, action: np.ndarray, base: TwinState | None = None):
+def step(
+    prm: TwinParams,
+    s: TwinState,
+    action: np.ndarray,
+    base: TwinState | None = None,
+    held: list[challenges.Pending] | None = None,
+):
     """One invocation of every episode: the calls of ``action`` [E] at their times, eight ticks,
     the four alert evaluations, then the score. Returns (state, reward [E], done [E]); a row
     already finished is stepped with no action and pays 0 (the vector env resets it). ``base``
     (the no-action runs of the same seeds, ``reset_base``) is stepped alongside, and net_score
-    charges the degradation beyond it (else no degradation cost, ``counterfactual=False``)."""
+    charges the degradation beyond it (else no degradation cost, ``counterfactual=False``).
+    The invocation's persistence challenges run in forks before the score: all of them, or with
+    ``held`` (the caller's store of challenges not run yet, kept across steps) only those whose
+    outcome the score can read (``settle_forks``): the same scores, with fewer forks."""
     done0 = s.agent.inv >= s.ep.n_inv
     action = np.where(done0, 0, np.asarray(action, dtype=np.int64))
     t0 = time_of(s.ep.tick - 1)
@@ -212,7 +240,11 @@ def step(prm: TwinParams, s: TwinState, action: np.ndarray, base: TwinState | No
         calls.run(prm, s, plan, t0 + TICK_S * (i + 1), t0)
         tick(prm, s, pending=pending)
     remedies.apply_updates(s, updates)
-    run_forks(prm, s, pending)
+    if held is None:
+        run_forks(prm, s, pending)
+    else:
+        held.extend(pending)
+        settle_forks(prm, s, held, time_of(s.ep.tick - 1))
     alerts.evaluate(prm, s, np.array([6, 4, 2, 0]))
     s.agent.inv += ~done0
     before = s.agent.score.copy()

@@ -213,7 +213,7 @@ def persistence_tick(
             fs.ch_t[e[i], f[i], n] = t[e[i]]
             fs.ch_rec[e[i], f[i], n] = EPOCH + rec[i] * TICK_S
             fs.ch_route[e[i], f[i], n] = key[2]
-            fs.ch_held[e[i], f[i], n] = not prm.persistence
+            fs.ch_held[e[i], f[i], n] = -1 if prm.persistence else 1
             fs.ch_n[e[i], f[i]] = n + 1
             started.append((key[0], key[1], n, key[2]))
     if not started or not prm.persistence:

@@ -73,7 +73,7 @@ def repaired(prm: TwinParams, s: TwinState, e: int, a: int, b: int, cut: float) 
         xt = ag.x_t[e, i]
         k = int(math.floor((xt - EPOCH) / TICK_S)) + 1
         for c in range(int(fs.ch_n[e, a])):
-            if fs.ch_t[e, a, c] > cut or not fs.ch_held[e, a, c] or fs.ch_rec[e, a, c] <= xt:
+            if fs.ch_t[e, a, c] > cut or fs.ch_held[e, a, c] != 1 or fs.ch_rec[e, a, c] <= xt:
                 continue
             r = int(round((fs.ch_rec[e, a, c] - EPOCH) / TICK_S))
             if r < k or r + hold >= end_k or r + hold > cut_tick:

@@ -227,7 +227,7 @@ class Faults(Record):
     ch_t: np.ndarray  # [E, F, 4] float64
     ch_rec: np.ndarray  # [E, F, 4] float64
     ch_route: np.ndarray  # [E, F, 4] bool artifact route
-    ch_held: np.ndarray  # [E, F, 4] bool
+    ch_held: np.ndarray  # [E, F, 4] int8 1 held, 0 relapsed, -1 its fork has not run (yet)
 
 
 @dataclass

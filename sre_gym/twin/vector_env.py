@@ -40,7 +40,7 @@ from sre_gym.catalogs import RELEASE
 from sre_gym.orchestrator.open_world import noise_profile_from
 from sre_gym.orchestrator.profiles import schedule_profile_from
 from sre_gym.scoring.config import ScoringConfig
-from sre_gym.twin import alloc, engine, features
+from sre_gym.twin import alloc, challenges, engine, features
 from sre_gym.twin.layout import layout
 from sre_gym.twin.rules import compile_pack
 from sre_gym.twin.state import TwinParams, TwinState
@@ -117,6 +117,8 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.state: TwinState | None = None
         self.base: TwinState | None = None  # the no-action runs (counterfactual)
+        # challenges whose forks have not run yet (None: run every fork in its own step)
+        self.held: list[challenges.Pending] | None = []
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._gens: list[np.random.Generator | None] = [None] * self.num_envs
@@ -152,6 +154,7 @@ class TwinVectorEnv(gym.vector.VectorEnv):
             self.base = engine.reset_base(self.params, self.sizes, seeds, drawn=drawn)
         self._steps[:] = 0
         self._prev_done[:] = False
+        self.held = None if self.held is None else []
         return self._obs_info()
 
     def step(self, actions):
@@ -159,7 +162,7 @@ class TwinVectorEnv(gym.vector.VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         again = np.nonzero(self._prev_done)[0]
-        s, reward, term = engine.step(self.params, self.state, actions, self.base)
+        s, reward, term = engine.step(self.params, self.state, actions, self.base, self.held)
         self._steps += 1
         trunc = np.zeros(self.num_envs, dtype=bool)
         if self.horizon is not None:
@@ -197,6 +200,12 @@ class TwinVectorEnv(gym.vector.VectorEnv):
         if self.base is not None:
             self.base.put(rows, engine.reset_base(self.params, self.sizes, seeds, clock, drawn))
         self._steps[rows] = 0
+        if self.held is not None:
+            self.held = [
+                challenges.subset(pd, ~np.isin(pd.row, rows))
+                for pd in self.held
+                if not np.isin(pd.row, rows).all()
+            ]
 
     def _obs_info(self) -> tuple[np.ndarray, dict]:
         s = self.state

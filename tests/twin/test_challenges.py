@@ -1,8 +1,10 @@
 """Persistence challenges run in forks of the twin's episodes, as the full simulator runs them.
 
 A policy that repairs (``benchmarks/twin_fidelity.py``'s ceiling, which reads the hidden fault
-records on both engines) plays the same seeds on both; every challenge (time, fault, outcome) and
-both final scores agree, relapses included. With ``persistence`` off every challenge holds.
+records on both engines) plays the same seeds on both; every challenge (time, fault), the outcome
+of every one whose fork ran, and both final scores agree, relapses included. Running a fork only
+once the score can read it gives the scores of running every fork at once. With ``persistence``
+off every challenge holds.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import numpy as np
 import pytest
 
 import sre_gym  # noqa: F401
+from sre_gym.twin import alloc, engine, features
+from sre_gym.twin.rules import compile_pack
+from sre_gym.twin.vector_env import make_params
 from sre_gym.wrappers import DiscreteRemedies, NumericObservation
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -51,9 +56,11 @@ def full_challenges(fid, app: str, seed: int) -> tuple[list, tuple]:
     return got, (card["marathon_score"], card["net_score"])
 
 
-def twin_challenges(fid, app: str, seeds: list[int], persistence: bool = True):
+def twin_challenges(fid, app: str, seeds: list[int], persistence: bool = True, eager: bool = True):
     n = len(seeds)
     vec = gym.make_vec("SREMarathonTwin-v0", num_envs=n, app=app, persistence=persistence)
+    if eager:
+        vec.held = None  # every fork runs (the default runs those the score can read)
     lay = vec.params.layout
     shims = [
         SimpleNamespace(services=lay.topo.names, nodes=tuple(lay.nodes), base=None)
@@ -71,7 +78,7 @@ def twin_challenges(fid, app: str, seeds: list[int], persistence: bool = True):
         fs = vec.state.faults
         for i in np.flatnonzero((term | trunc) & ~done):  # before the autoreset
             ch = sorted(
-                (float(fs.ch_t[i, f, c]), f, bool(fs.ch_held[i, f, c]))
+                (float(fs.ch_t[i, f, c]), f, int(fs.ch_held[i, f, c]))
                 for f in range(int(fs.n[i]))
                 for c in range(int(fs.ch_n[i, f]))
             )
@@ -84,16 +91,50 @@ def twin_challenges(fid, app: str, seeds: list[int], persistence: bool = True):
 def test_challenges_and_their_relapses_match_the_full_simulator(fid):
     seeds = [2000, 2001]
     twin = twin_challenges(fid, "online-boutique", seeds)
-    relapses = 0
+    relapses = run = 0
     for seed, (ch, scores) in zip(seeds, twin, strict=True):
         want, want_scores = full_challenges(fid, "online-boutique", seed)
-        assert ch == want
+        assert ch == [(t, f, int(held)) for t, f, held in want]
         assert scores == want_scores
-        relapses += sum(not held for _, _, held in ch)
+        relapses += sum(held == 0 for _, _, held in ch)
+        # run only where the score can read them, the forks give the same scores
+        ((lazy, lazy_scores),) = twin_challenges(fid, "online-boutique", [seed], eager=False)
+        assert [(t, f) for t, f, _ in lazy] == [(t, f) for t, f, _ in ch]
+        assert all(got in (-1, held) for (_, _, got), (_, _, held) in zip(lazy, ch, strict=True))
+        assert lazy_scores == scores
+        run += sum(got >= 0 for _, _, got in lazy)
     assert relapses >= 2  # the sample has repairs that do not last
+    assert run >= 10
+
+
+def test_forks_run_only_when_read_give_the_same_scores():
+    """The vector env runs a fork only once the score can read its outcome; the engine's eager
+    mode runs every fork at once: the same rewards and scores, step by step."""
+    app, seeds = "online-boutique", np.array([2000, 2001, 2002])
+    prm = make_params(app)
+    z = alloc.sizes(prm, len(compile_pack(prm.layout).col_rule))
+    drawn = engine.plans(prm, seeds)
+    runs = []
+    for held in (None, []):
+        s = engine.reset(prm, z, seeds, drawn=drawn)
+        base = engine.reset_base(prm, z, seeds, drawn=drawn)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(prm.schedule.invocations):
+            m = features.action_mask(prm, s)
+            a = (rng.random(m.shape) * m).argmax(axis=1)
+            s, r, _ = engine.step(prm, s, a, base, held)
+            out.append((r.copy(), s.agent.score.copy()))
+        runs.append((out, s.faults.ch_held.copy()))
+    (eager, ch_eager), (lazy, ch_lazy) = runs
+    for (r0, s0), (r1, s1) in zip(eager, lazy, strict=True):
+        assert np.array_equal(r0, r1) and np.array_equal(s0, s1)
+    ran = ch_lazy >= 0
+    assert np.array_equal(ch_lazy[ran], ch_eager[ran])
+    assert (ch_eager >= 0).sum() > ran.sum() >= 1  # fewer forks, and some
 
 
 def test_without_persistence_every_challenge_holds(fid):
     ((ch, _),) = twin_challenges(fid, "online-boutique", [2000], persistence=False)
     assert len(ch) >= 10
-    assert all(held for _, _, held in ch)
+    assert all(held == 1 for _, _, held in ch)

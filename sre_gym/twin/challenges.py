@@ -7,9 +7,12 @@ and a retry storm's trigger (a 40 ms latency blip on the callees its defect retr
 fires again; no new injection, deploy or benign disturbance starts and the fault itself is not
 reverted; the copy then runs on for the restart's settling time plus the persistence window, and
 the repair held if the fault's probe (and, on the artifact route, the artifact's absence) stayed
-healthy throughout (``finish``). The copies of one invocation run together as one batch
-(``engine.run_forks``), after the invocation's ticks and before its score: the outcome only
-changes what the score credits, and a fork never touches its episode.
+healthy throughout (``finish``). Forks run together as one batch (``engine.run_forks``) after an
+invocation's ticks and before its score: the outcome only changes what the score credits, and a
+fork never touches its episode. The vector env runs a fork only once the score can read its
+outcome (an incident localized to its fault, ``readable``) and keeps the copy until then or until
+the fault ends (``engine.settle_forks``); the same scores, with far fewer forks for a policy that
+acts without diagnosing.
 
 Differs from the full simulator: the forks of an invocation are stepped as one batch after its
 ticks rather than each at its challenge (the same ticks of the same copies, so the same outcome);

@@ -99,8 +99,7 @@ APPS = ("online-boutique", "train-ticket", "astronomy-shop")
 
 def twin_one(app: str, n: int, seed: int, counterfactual: bool, persistence: bool = True) -> dict:
     """One whole episode of each of ``n`` sub-envs (fresh seeds), reset included."""
-    make = {"num_envs": n, "app": app, "counterfactual": counterfactual}
-    make["persistence"] = persistence
+    make = {"num_envs": n, "app": app, "counterfactual": counterfactual, "persistence": persistence}
     gym.make_vec("SREMarathonTwin-v0", **{**make, "num_envs": 1})  # compile the rule pack once
     rng = np.random.default_rng(seed)
     envs = gym.make_vec("SREMarathonTwin-v0", **make)

@@ -60,7 +60,6 @@ def expected_attempts(f: np.ndarray, final: np.ndarray, tries: np.ndarray) -> np
         acc = np.ones(len(fn))
         for i in range(1, int(tn.max())):
             acc = np.where(i < tn, 1.0 + fn * acc, acc)
-        att = att.astype(float, copy=True)
         att[near] = acc
     return att
 

@@ -21,19 +21,16 @@ a fork records only what the probes read (its SLI window), not the metric rings.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from sre_gym.clock import EPOCH, TICK_S
-from sre_gym.sim import pods as P
-from sre_gym.sim.faults.persistence import TRIGGER_BLIP_MS, TRIGGER_BLIP_S
-from sre_gym.sim.faults.probes import WINDOW_TICKS
+from sre_gym.sim.faults.persistence import TRIGGER_BLIP_MS, TRIGGER_BLIP_S, settle_s
 from sre_gym.twin import controller
 from sre_gym.twin import faults as F
 from sre_gym.twin.episode import EV_DEPLOY, EV_INJECT, EV_NZ_START, EV_OW_START, EV_REVERT
-from sre_gym.twin.layout import Layout
+from sre_gym.twin.score import culprits, localized
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import M_NODE, M_ZONE, tables
 
@@ -85,7 +82,7 @@ class Fork:
     blipped: np.ndarray  # [C, D, Cs] bool pods the blip was set on
     inc: np.ndarray  # [C, D, Cs] their incarnations then
 
-    def due(self, prm: TwinParams, s: TwinState, t: np.ndarray) -> None:
+    def due(self, s: TwinState, t: np.ndarray) -> None:
         """The blips whose 30 s are over end (``_Clear``: on the same pods, if still there)."""
         r = np.nonzero(t >= self.clear_t)[0]
         if not len(r):
@@ -95,30 +92,6 @@ class Fork:
         mine = self.blipped[r] & p.alive[r] & (p.inc[r] == self.inc[r])
         rr, d, c = np.nonzero(mine)
         p.delay[r[rr], d, c] = 0.0
-
-
-@functools.cache
-def _settle_parts(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
-    """Per deployment, ``PersistenceChecker._settle_s`` apart from the replicas: one replica's
-    step (scheduled, pulled, created, ready or booted, then the next controller tick) and the
-    warm-up plus one SLI window after."""
-    app = lay.topo.app
-    step, tail = np.zeros(lay.D), np.zeros(lay.D)
-    for d, name in enumerate(lay.dep_names):
-        if d >= lay.n:
-            continue  # (not a service: no fault restarts it)
-        run = app.startup_of(name)
-        start = P.SCHEDULE_S + app.pull.overhead_s + run.image_mb / app.pull.mb_s + P.CREATE_S
-        ready = P.ready_at(
-            np.array([start]),
-            lay.dep_boot[[d]],
-            lay.dep_probed[[d]],
-            lay.dep_probe_delay[[d]],
-            lay.dep_probe_period[[d]],
-        )[0]
-        step[d] = max(float(ready), start + run.boot_s) + TICK_S
-        tail[d] = run.warmup_s + (WINDOW_TICKS + 1) * TICK_S
-    return step, tail
 
 
 def _drop_events(s: TwinState, fault: np.ndarray) -> None:
@@ -146,20 +119,11 @@ def readable(prm: TwinParams, s: TwinState, pd: Pending) -> np.ndarray:
     """[C] bool: the score can read the challenge's outcome now, i.e. an incident of its episode is
     localized to its fault (root cause its culprit, an artifact of it, set before its end: the
     score's ``lo``, which its repair credit needs)."""
-    ft = tables(prm.layout).faults
-    fs, ag = s.faults, s.agent
-    e, a = pd.row, pd.fault
-    cul = ft.culprits[fs.cat[e, a]]  # [C, U]
-    one = cul.sum(axis=1) == 1
-    culprit = np.where(one, cul.argmax(axis=1), -2)
-    ni = int(ag.n_inc[e].max(initial=0))
-    if not ni:
-        return np.zeros(len(e), dtype=bool)
-    ib = np.arange(ni)
-    art = ag.i_art[e, :ni]  # [C, I]
-    lo = (ag.i_culprit[e, :ni] == culprit[:, None]) & (ag.i_located[e, :ni] < fs.end[e, a][:, None])
-    lo &= (fs.alias[e, a][:, None, :] == art[:, :, None]).any(axis=2) & (art != 0)
-    lo &= ib[None, :] < ag.n_inc[e][:, None]
+    ag = s.agent
+    ni = int(ag.n_inc[pd.row].max(initial=0))
+    ib = np.arange(ni)[None, :]
+    e, a = pd.row[:, None], pd.fault[:, None]
+    lo = localized(s, culprits(prm, s), e, a, ib) & (ib < ag.n_inc[e])  # [C, I]
     return lo.any(axis=1)
 
 
@@ -172,9 +136,10 @@ def gather(pending: list[Pending]) -> Pending:
     return Pending(TwinState.concat([p.state for p in pending]), *cat, route)
 
 
-def start(prm: TwinParams, pending: Pending, cap: int) -> Fork:
+def start(prm: TwinParams, pending: Pending) -> Fork:
     """Set the forks of ``pending`` going (as ``_challenge`` does before ``advance_to``): the
-    copies one tick on, persistence off, the schedule cut, the restart and the trigger."""
+    copies one tick on, persistence off, the schedule cut, the restart and the trigger; each runs
+    to the end of its window or of the full simulator's run (``Episode.n_draw`` ticks)."""
     lay = prm.layout
     ft = tables(lay).faults
     s = pending.state
@@ -204,12 +169,20 @@ def start(prm: TwinParams, pending: Pending, cap: int) -> Fork:
             s, r, np.full(len(r), d), np.full(len(r), DELAY), TRIGGER_BLIP_MS
         )
     clear_t = np.where(trig, t + TRIGGER_BLIP_S, np.inf)
-    step, tail = _settle_parts(lay)
-    reps = np.maximum(1, s.deps.replicas[rows, np.where(on_dep, target, 0)])
-    settle = np.where(on_dep, step[target * on_dep] * reps + tail[target * on_dep], 0.0)
+    settle = np.zeros(C)
+    for i in np.nonzero(on_dep)[0].tolist():  # (the restarted workload's; per fork, not per tick)
+        d = [int(target[i])]
+        probe = (
+            lay.dep_boot[d],
+            lay.dep_probed[d],
+            lay.dep_probe_delay[d],
+            lay.dep_probe_period[d],
+        )
+        reps = int(s.deps.replicas[i, d[0]])
+        settle[i] = settle_s(lay.topo.app, lay.dep_names[d[0]], probe, reps, TICK_S)
     until = t + settle + prm.scoring.persistence_s
     k0 = np.maximum(k + 1, np.ceil((t + settle - EPOCH) / TICK_S).astype(np.int64))
-    k1 = np.minimum(np.floor((until - EPOCH) / TICK_S).astype(np.int64), cap - 1)
+    k1 = np.minimum(np.floor((until - EPOCH) / TICK_S).astype(np.int64), s.ep.n_draw - 1)
     return Fork(s, pending, k0, k1, clear_t, blipped, p.inc.copy())
 
 

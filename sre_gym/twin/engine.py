@@ -63,7 +63,7 @@ def tick(
     controller.reconcile_pending(prm, s)  # (the agent's calls since the last tick)
     events.run_due(prm, s, k, t)
     if fork is not None:
-        fork.due(prm, s, t)
+        fork.due(s, t)
     pods.lifecycle(prm, s, t)
     controller.reconcile_dirty(prm, s, t)
     rps = dynamics.entry_rps(prm, s, t, k)
@@ -98,7 +98,7 @@ def run_forks(prm: TwinParams, s: TwinState, pending: list[challenges.Pending]) 
     (``challenges``): every fork ticks until the last one's window is over."""
     if not pending:
         return
-    fork = challenges.start(prm, challenges.gather(pending), s.faults.probe.shape[2] - 8)
+    fork = challenges.start(prm, challenges.gather(pending))
     for _ in range(challenges.ticks_left(fork)):
         tick(prm, fork.state, record=False, fork=fork)
     pd = fork.pending

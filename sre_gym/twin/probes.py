@@ -201,7 +201,7 @@ def persistence_tick(
     fs.wrec[e, f, c] = rec
     due = started & ok & (tk - rec >= hold)
     done: set[tuple[int, int, bool, int]] = set()
-    started: list[tuple[int, int, int, bool]] = []
+    begun: list[tuple[int, int, int, bool]] = []
     for i in np.nonzero(due)[0].tolist():
         key = (int(e[i]), int(f[i]), bool(fs.wroute[e[i], f[i], c[i]]), int(rec[i]))
         fs.wt[e[i], f[i], c[i]] = np.nan
@@ -215,8 +215,8 @@ def persistence_tick(
             fs.ch_route[e[i], f[i], n] = key[2]
             fs.ch_held[e[i], f[i], n] = -1 if prm.persistence else 1
             fs.ch_n[e[i], f[i]] = n + 1
-            started.append((key[0], key[1], n, key[2]))
-    if not started or not prm.persistence:
+            begun.append((key[0], key[1], n, key[2]))
+    if not begun or not prm.persistence:
         return None
-    row, fault, slot, route = (np.array(x) for x in zip(*started, strict=True))
+    row, fault, slot, route = (np.array(x) for x in zip(*begun, strict=True))
     return Pending(snapshot(s, row), row, fault, slot, t[row].copy(), route.astype(bool))

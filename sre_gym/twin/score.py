@@ -30,13 +30,23 @@ from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
 
 
-def _culprit(prm: TwinParams, s: TwinState) -> np.ndarray:
+def culprits(prm: TwinParams, s: TwinState) -> np.ndarray:
     """[E, F] each fault's culprit entity when it has exactly one (-2: none or several)."""
     ft = tables(prm.layout).faults
     cat = s.faults.cat
     cul = ft.culprits[np.maximum(cat, 0)]
     one = cul.sum(axis=2) == 1
     return np.where(one & (cat >= 0), cul.argmax(axis=2), -2)
+
+
+def localized(s: TwinState, culprit: np.ndarray, e, fa, ib) -> np.ndarray:
+    """Incident ``ib`` of episode ``e`` is localized to fault ``fa`` (broadcast index arrays): its
+    root cause is the fault's culprit (``culprit``: ``culprits``) and its artifact one of the
+    fault's, set before the fault's end (``scorer._stages``)."""
+    ag, fs = s.agent, s.faults
+    art = ag.i_art[e, ib]
+    lo = (ag.i_culprit[e, ib] == culprit[e, fa]) & (ag.i_located[e, ib] < fs.end[e, fa])
+    return lo & (fs.alias[e, fa] == art[..., None]).any(axis=-1) & (art != 0)
 
 
 def _pairs(credit: np.ndarray) -> list[tuple[int, int]]:
@@ -99,7 +109,7 @@ def scores(prm: TwinParams, s: TwinState, cut: np.ndarray, degradation=None) -> 
     wc, wl, wr = cfg.w_correlation, cfg.w_localization, cfg.w_repair
     n_sched = fs.n.astype(float)
     unit = np.where(n_sched > 0, 100.0 / np.maximum(n_sched, 1), 100.0)
-    culprit = _culprit(prm, s)
+    culprit = culprits(prm, s)
     matched = np.zeros(E)
     if ni_max:
         K = ag.k_held[:, :, :ni_max]
@@ -109,8 +119,7 @@ def scores(prm: TwinParams, s: TwinState, cut: np.ndarray, degradation=None) -> 
         C = np.zeros((E, fs.cat.shape[1], 0), dtype=bool)
     for e in np.nonzero(C.any(axis=(1, 2)))[0].tolist():
         fa, ib = np.nonzero(C[e])
-        lo = (ag.i_culprit[e, ib] == culprit[e, fa]) & (ag.i_located[e, ib] < fs.end[e, fa])
-        lo &= (fs.alias[e, fa] == ag.i_art[e, ib][:, None]).any(axis=1) & (ag.i_art[e, ib] != 0)
+        lo = localized(s, culprit, e, fa, ib)
         rep = np.array(
             [
                 bool(lo[j]) and repaired(prm, s, e, int(fa[j]), int(ib[j]), cut[e])

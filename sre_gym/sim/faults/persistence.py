@@ -43,6 +43,20 @@ def fits(inj: Injection, target: str | None, obj: str) -> bool:
     return fits_fault(target, obj, inj.affected, inj.culprits, inj.artifacts)
 
 
+def settle_s(app, target: str, probe: tuple, replicas: int, tick_s: float) -> float:
+    """How long a restart of ``target`` takes to settle: a new pod created, its image pulled
+    (on a node that may lack it), booted and ready, warmed up, and one SLI window after, read one
+    scrape late as the probes read it. Each replica's step of the rollout also waits for the
+    controller's next tick. ``probe``: the deployment's (boot, probed, probe delay, probe period)
+    as one-element arrays (``pods.ready_at``'s arguments)."""
+    run = app.startup_of(target)
+    start = P.SCHEDULE_S + app.pull.overhead_s + run.image_mb / app.pull.mb_s + P.CREATE_S
+    ready = P.ready_at(np.array([start]), *probe)[0]
+    serving = max(float(ready), start + run.boot_s)
+    step = serving + tick_s
+    return step * max(1, replicas) + run.warmup_s + (WINDOW_TICKS + 1) * tick_s
+
+
 class PersistenceChecker:
     def __init__(self, inj: Injector, hold_s: float, persistence_s: float) -> None:
         self.inj = inj
@@ -100,27 +114,12 @@ class PersistenceChecker:
 
     @staticmethod
     def _settle_s(cl, target: str) -> float:
-        """How long a restart of ``target`` takes to settle: a new pod created, its image pulled
-        (on a node that may lack it), booted and ready, warmed up, and one SLI window after, read one
-        scrape late as the probes read it. Each replica's step of the rollout also waits for the
-        controller's next tick."""
         dep = cl.world.deployment(target)
         if dep is None:
             return 0.0
-        app = cl.topo.app
-        run = app.startup_of(target)
-        i = dep.index
-        start = P.SCHEDULE_S + app.pull.overhead_s + run.image_mb / app.pull.mb_s + P.CREATE_S
-        ready = P.ready_at(
-            np.array([start]),
-            cl.dep_boot[[i]],
-            cl.dep_probed[[i]],
-            cl.dep_probe_delay[[i]],
-            cl.dep_probe_period[[i]],
-        )[0]
-        serving = max(float(ready), start + run.boot_s)
-        step = serving + cl.tick_s
-        return step * max(1, dep.replicas) + run.warmup_s + (WINDOW_TICKS + 1) * cl.tick_s
+        i = [dep.index]
+        probe = (cl.dep_boot[i], cl.dep_probed[i], cl.dep_probe_delay[i], cl.dep_probe_period[i])
+        return settle_s(cl.topo.app, target, probe, dep.replicas, cl.tick_s)
 
     def _healthy(self, idx: int, tick: int, w: Watch) -> bool:
         # on the artifact route the probe must stay healthy too: removing the artifact by taking

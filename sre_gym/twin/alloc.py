@@ -172,6 +172,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         rv_restart=i(D, z.R),
         git_env=np.zeros((E, D, z.KE), dtype=ENV_CODE),
         carried=i(D, 4, v=-1),
+        patched=b(D, 4),
         sel_on=b(D, 3),
         sel_amt=f(D, 3),
         builds=i(),
@@ -283,6 +284,8 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         cid=i(D, z.L, v=-1),
         undone=b(D, z.L),
         prev=np.full((E, D, z.L, z.KC), -1, dtype=ENV_CODE),
+        inv_cid=i(D, z.L, v=-1),
+        inv_add=b(D, z.L),
     )
     agent = Agent(
         inv=i(),

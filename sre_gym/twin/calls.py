@@ -242,8 +242,11 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
     ok &= ~_conflicts(prm, s, rows, a, c)
     rows, a, b, c, iid, t = rows[ok], a[ok], b[ok], c[ok], iid[ok], t[ok]
     if len(rows):
+        cid, inv = ch.cid[rows, a, c], ch.inv_cid[rows, a, c]
+        eff = np.where(cid >= 0, cid, inv)
+        adds = (cid >= 0) | ch.inv_add[rows, a, c]
         deploys.mark_undone(s, rows, b)
-        deploys.revert_patch(prm, s, rows, a, ch.cid[rows, a, c], ch.prev[rows, a, c], t)
+        deploys.revert_patch(prm, s, rows, a, eff, adds, ch.prev[rows, a, c], t)
         _record(prm, s, rows, a, K.code(K.SOURCE, a), iid, t)
 
 
@@ -251,11 +254,12 @@ def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
     the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
     whose edits meet its own, or, for two env-only changes, both appending a variable (appended
-    variables sit on adjacent lines of the manifest). Patch records (no catalog change) count as
-    meeting nothing."""
+    variables sit on adjacent lines of the manifest). Later patch records (no catalog change)
+    count as meeting nothing."""
     ct = tables(prm.layout).changes
     ch = s.changes
-    cx = ch.cid[rows, a, c]  # [P]
+    # the revert of an agent's revert meets what the change it concerns meets
+    cx = np.where(ch.cid[rows, a, c] >= 0, ch.cid[rows, a, c], ch.inv_cid[rows, a, c])  # [P]
     cj = ch.cid[rows, a]  # [P, L]
     later = (ch.t[rows, a] > ch.t[rows, a, c][:, None]) & ~ch.undone[rows, a] & (cj >= 0)
     later &= (cx >= 0)[:, None]

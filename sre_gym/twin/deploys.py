@@ -25,10 +25,14 @@ from sre_gym.twin.tables import CODE, CONFIG, FIRST_BUILD, FLAGS, IMAGE, tables
 
 
 def first_carried(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
-    """The defect a build of the service's head carries (ND: none)."""
+    """The defect a build of the service's head carries (ND: none): the oldest carried defect
+    whose lines an agent's revert has not taken out (``Pipeline.defect``: the first whose fix
+    predicate does not hold)."""
     nd = len(tables(prm.layout).defects.change)
-    first = s.deps.carried[rows, d, 0]
-    return np.where(first >= 0, first, nd)
+    car = s.deps.carried[rows, d]  # [P, 4]
+    live = (car >= 0) & ~s.deps.patched[rows, d]
+    first = np.take_along_axis(car, live.argmax(axis=1)[:, None], axis=1)[:, 0]
+    return np.where(live.any(axis=1), first, nd)
 
 
 def _carry(s: TwinState, rows, d, defect, on) -> None:
@@ -39,18 +43,32 @@ def _carry(s: TwinState, rows, d, defect, on) -> None:
         free = np.nonzero(car[r, dd] < 0)[0]
         if len(free):
             car[r, dd, free[0]] = defect[i]
+            s.deps.patched[r, dd, free[0]] = False
 
 
 def uncarry(s: TwinState, rows, d, defect, on) -> None:
-    """Take ``defect`` out of the head where ``on`` (a revert), keeping the order of the rest."""
-    car = s.deps.carried
+    """Take ``defect`` out of the head where ``on`` (``Pipeline.revert``: the pipeline stops
+    tracking it), keeping the order of the rest."""
+    car, pat = s.deps.carried, s.deps.patched
     for i in np.nonzero(on)[0]:
         r, dd = rows[i], d[i]
-        keep = [x for x in car[r, dd] if x >= 0 and x != defect[i]]
-        car[r, dd] = keep + [-1] * (car.shape[2] - len(keep))
+        keep = [k for k, x in enumerate(car[r, dd]) if x >= 0 and x != defect[i]]
+        pad = car.shape[2] - len(keep)
+        car[r, dd] = [car[r, dd, k] for k in keep] + [-1] * pad
+        pat[r, dd] = [pat[r, dd, k] for k in keep] + [False] * pad
 
 
-def log_change(prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None) -> np.ndarray:
+def set_patched(s: TwinState, rows, d, defect, on, value: bool) -> None:
+    """An agent's revert took ``defect``'s lines out of the head (``value``) or put them back;
+    the pipeline keeps tracking it either way, so a build carries it again once they are back."""
+    hit = (s.deps.carried[rows, d] == defect[:, None]) & on[:, None] & (defect >= 0)[:, None]
+    r, k = np.nonzero(hit)
+    s.deps.patched[rows[r], d[r], k] = value
+
+
+def log_change(
+    prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None, inv_cid=None, inv_add=None
+) -> np.ndarray:
     """Append a change record to each service's log; returns the record ids."""
     ch = s.changes
     rid = ch.n[rows].copy()
@@ -65,6 +83,8 @@ def log_change(prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None) -
     ch.cid[rows, d, pos] = cid
     ch.prev[rows, d, pos] = -1 if prev is None else prev
     ch.undone[rows, d, pos] = False
+    ch.inv_cid[rows, d, pos] = -1 if inv_cid is None else inv_cid
+    ch.inv_add[rows, d, pos] = False if inv_add is None else inv_add
     return rid
 
 
@@ -157,21 +177,26 @@ def deploy_change(
 
 
 def revert_patch(
-    prm: TwinParams, s: TwinState, rows, d, cid, prev, t
+    prm: TwinParams, s: TwinState, rows, d, eff, adds, prev, t
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The agent's ``submit_patch(revert=<record>)`` on service ``d``: the head without the
-    record's change (its defect cleared, its manifest env put back), built and rolled out with the
-    manifest's env (``Pipeline.submit`` + ``deploy_patch``). Returns (record id, revision)."""
-    rows, d, cid = np.asarray(rows), np.asarray(d), np.asarray(cid)
+    """The agent's ``submit_patch(revert=<record>)`` on service ``d``, built and rolled out with
+    the manifest's env (``Pipeline.submit`` + ``deploy_patch``). The record concerns catalog
+    change ``eff`` (-1: none the twin tracks) and ``adds`` it (a delivery, or a revert of a revert)
+    or takes it out; its revert does the opposite: the change's lines leave the head (its defect's
+    fix holds) or come back (a build carries the defect again), and the manifest's env keys of the
+    change go back to the record's ``prev``. Returns (record id, revision)."""
+    rows, d, eff = np.asarray(rows), np.asarray(d), np.asarray(eff)
     t = np.broadcast_to(np.asarray(t, dtype=float), rows.shape).copy()
     tab = tables(prm.layout)
     ct = tab.changes
     dp = s.deps
-    known = cid >= 0
-    cc = np.maximum(cid, 0)
+    known = eff >= 0
+    cc = np.maximum(eff, 0)
     defect = np.where(known, ct.defect[cc], -1)
-    uncarry(s, rows, d, defect, known & (defect >= 0))
+    set_patched(s, rows, d, defect, known & adds, True)
+    set_patched(s, rows, d, defect, known & ~adds, False)
     keys = np.where(known[:, None], ct.env_key[cc], -1)
+    now = np.where(keys >= 0, dp.git_env[rows[:, None], d[:, None], np.maximum(keys, 0)], -1)
     r, j = np.nonzero((keys >= 0) & (prev >= 0))
     dp.git_env[rows[r], d[r], keys[r, j]] = prev[r, j]
     tpl = controller.template(s, rows, d)
@@ -184,5 +209,16 @@ def revert_patch(
     git = dp.git_env[rows, d]
     tpl["rv_env"] = np.where(manifest[:, None] & (git > 0), git, tpl["rv_env"])
     rev = controller.new_revision(prm, s, rows, d, tpl, t)
-    rid = log_change(prm, s, rows, d, t, rev, np.full(len(rows), -1))
+    rid = log_change(
+        prm, s, rows, d, t, rev, np.full(len(rows), -1), now, np.where(known, eff, -1), ~adds
+    )
+    # which records can be reverted now: those whose edit matches the head (``undone``: the
+    # revert of a change already out of the head, or of a take-out already undone, is empty)
+    ch = s.changes
+    same = (ch.cid[rows, d] == eff[:, None]) | (ch.inv_cid[rows, d] == eff[:, None])
+    same &= known[:, None]
+    added = (ch.cid[rows, d] >= 0) | ch.inv_add[rows, d]
+    now_out = adds[:, None]  # the change is out of the head after this revert
+    r, j = np.nonzero(same)
+    ch.undone[rows[r], d[r], j] = (added == now_out)[r, j]
     return rid, rev

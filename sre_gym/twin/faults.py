@@ -347,7 +347,7 @@ def always_revert(prm: TwinParams, s: TwinState, rows, f) -> np.ndarray:
     if ch.any():
         c = ft.change[np.where(ch, cat, 0)]
         d = ct.dep[c]
-        head = s.deps.carried[rows, d, 0]
+        head = deploys.first_carried(prm, s, rows, d)
         code = ch & (ct.kind[c] == CODE) & ct.tracked[c] & (ct.defect[c] >= 0)
         out |= code & (head == ct.defect[c])
     return out

@@ -109,6 +109,7 @@ class Deps(Record):
     rv_restart: np.ndarray  # [E, D, R] int64 restartedAt stamp (s), 0 none
     git_env: np.ndarray  # [E, D, KE] int16 the manifest's env at the repository head
     carried: np.ndarray  # [E, D, 4] int64 defect changes in the head, oldest first (-1)
+    patched: np.ndarray  # [E, D, 4] bool an agent's revert took that defect's lines out (fix holds)
     sel_on: np.ndarray  # [E, D, 3] bool selector chaos attached (hog, delay, balloon)
     sel_amt: np.ndarray  # [E, D, 3] float64 its amount
     builds: np.ndarray  # [E] int64 images built so far (ids FIRST_BUILD + k)
@@ -243,6 +244,8 @@ class Changes(Record):
     cid: np.ndarray  # [E, D, L] int64 catalog change it delivered (-1: a patch or a revert)
     undone: np.ndarray  # [E, D, L] bool reverted since (a second revert is an empty diff)
     prev: np.ndarray  # [E, D, L, KC] int16 the manifest's values of that change's env keys before
+    inv_cid: np.ndarray  # [E, D, L] int64 an agent's revert: the catalog change it concerns (-1)
+    inv_add: np.ndarray  # [E, D, L] bool it puts that change back (a revert of a revert)
 
 
 @dataclass

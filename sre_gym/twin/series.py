@@ -84,6 +84,18 @@ class SeriesIndex:
     i_limit_mem: np.ndarray  # memory limit, bytes
     row_srow: tuple[np.ndarray, np.ndarray, np.ndarray]  # per ring: each row's series row (-1)
 
+    @functools.cached_property
+    def pod_of_srow(self) -> np.ndarray:
+        """[D * SR, 5] the pod ring's rows of each series row."""
+        fams = (self.p_restarts, self.p_crashloop, self.p_periods, self.p_throttled, self.p_mem)
+        return np.stack(fams, axis=1)
+
+    @functools.cached_property
+    def inst_of_srow(self) -> np.ndarray:
+        """[D * SR, 7] the instant ring's rows of each series row."""
+        one = (self.i_oom[:, None], self.i_limit_mem[:, None])
+        return np.concatenate([self.i_ready, self.i_waiting, *one], axis=1)
+
 
 def row_pod(dep: str, r: int) -> str:
     """The ``pod`` label of series row ``r`` of a deployment (its owner reads back as ``dep``;

@@ -80,8 +80,7 @@ def record(
     noise, unif = telemetry_draws(lay, s.ep, tick)  # [E, 2n], [E, 3n + M]
     clock = int(s.ep.clock[0])
     col_l = clock % WL
-    long_ = tel.long
-    long_[:, :, col_l] = np.nan
+    long_ = tel.long  # (every long series is written each tick, so none needs clearing first)
 
     def put(rows: np.ndarray, values: np.ndarray) -> None:
         long_[:, rows.reshape(-1), col_l] = values.reshape(s.E, -1)
@@ -148,8 +147,15 @@ def record(
     # pods (alive, terminating included), by series row
     pod, inst = tel.pod, tel.inst
     cp, ci = clock % WP, clock % WI
-    pod[:, :, cp] = np.nan
-    inst[:, :, ci] = np.nan
+    # clear the column of the samples written a ring ago: only series rows written since then
+    # (``sr_last``) can hold any, the others' columns were cleared when they came round before
+    last = tel.sr_last.reshape(s.E, -1)
+    for ring, col, depth, rows_of in (
+        (pod, cp, WP, si.pod_of_srow),
+        (inst, ci, WI, si.inst_of_srow),
+    ):
+        e0, j0 = np.nonzero(last >= (tick - depth)[:, None])
+        ring[e0[:, None], rows_of[j0], col] = np.nan
     e, d, c = np.nonzero(p.alive)
     row = d * lay.SR + p.srow[e, d, c]
     st_a = p.state[e, d, c]

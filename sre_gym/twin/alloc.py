@@ -286,6 +286,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         prev=np.full((E, D, z.L, z.KC), -1, dtype=ENV_CODE),
         inv_cid=i(D, z.L, v=-1),
         inv_add=b(D, z.L),
+        at_end=b(D, z.L),
     )
     agent = Agent(
         inv=i(),

@@ -9,9 +9,9 @@ executed intervention is recorded for the scorer and starts the persistence watc
 it acts on.
 
 Differs from the full simulator: only the calls the discrete remedies make exist here; a
-``submit_patch`` reverting a change builds unless it was reverted already or a later change still
-in the head meets its edits (``_conflicts``: the catalog's footprints, not a three-way merge of
-source text; ``deploys.revert_patch``).
+``submit_patch`` reverting a record builds unless it was reverted already or a later change still
+in the head meets its edits (``_conflicts``: the catalog's footprints, and for env-only changes
+where their lines went, not a three-way merge of source text; ``deploys.revert_patch``).
 """
 
 from __future__ import annotations
@@ -253,8 +253,9 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
 def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
     the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
-    whose edits meet its own, or, for two env-only changes, both appending a variable (appended
-    variables sit on adjacent lines of the manifest). Later patch records (no catalog change)
+    whose edits meet its own, or, for two env-only changes that both added their variable (it was
+    not set before), lines that both went to the end of the manifest's env list
+    (``deploys.lands_at_end``), where they sit together. Later patch records (no catalog change)
     count as meeting nothing."""
     ct = tables(prm.layout).changes
     ch = s.changes
@@ -267,7 +268,8 @@ def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     meet = ct.overlap[cxx[:, None], cjj]
     appended = ((ch.prev[rows, a] == 0) & (ct.env_key[cjj] >= 0)).any(axis=2)  # [P, L]
     app_x = np.take_along_axis(appended, c[:, None], axis=1)[:, 0]
-    env = ct.env_only[cxx][:, None] & ct.env_only[cjj] & app_x[:, None] & appended
+    end_x = np.take_along_axis(ch.at_end[rows, a], c[:, None], axis=1)
+    env = (end_x & app_x[:, None]) & (ch.at_end[rows, a] & appended)
     return (later & (meet | env)).any(axis=1)
 
 

@@ -8,11 +8,14 @@ change rewrites flagd's file. ``revert_patch`` is the agent's ``submit_patch(rev
 earlier record. Every deploy is logged per service as ``list_changes`` would show it.
 
 Differs from the full simulator: the repository head is not a source tree but what the twin needs
-of it (the defect changes it carries, oldest first, and the manifest's env); a revert patch applies and
-builds unless its record was reverted already (an empty diff) or a later change meets its edits
-(``calls._conflicts``, from the catalog's footprints where the full simulator merges source text)
-and clears the reverted change's defect; a commit's diff is taken to be non-empty (every catalog
-change has one).
+of it (the defect changes it carries, oldest first, with whether an agent's revert took their lines
+out; the manifest's env; whether an env-only change's lines went to the end of the env list); a
+revert patch applies and builds unless its record was reverted already (an empty diff) or a later
+change meets its edits (``calls._conflicts``, from the catalog's footprints where the full
+simulator merges source text); it takes the record's change out of the head or, for a revert's
+record, puts it back (a build then carries its defect again, as the pipeline's fix predicate
+fails once the lines are back); a commit's diff is taken to be non-empty (every catalog change has
+one).
 """
 
 from __future__ import annotations
@@ -67,7 +70,17 @@ def set_patched(s: TwinState, rows, d, defect, on, value: bool) -> None:
 
 
 def log_change(
-    prm: TwinParams, s: TwinState, rows, d, t, rev, cid, prev=None, inv_cid=None, inv_add=None
+    prm: TwinParams,
+    s: TwinState,
+    rows,
+    d,
+    t,
+    rev,
+    cid,
+    prev=None,
+    inv_cid=None,
+    inv_add=None,
+    at_end=None,
 ) -> np.ndarray:
     """Append a change record to each service's log; returns the record ids."""
     ch = s.changes
@@ -85,7 +98,22 @@ def log_change(
     ch.undone[rows, d, pos] = False
     ch.inv_cid[rows, d, pos] = -1 if inv_cid is None else inv_cid
     ch.inv_add[rows, d, pos] = False if inv_add is None else inv_add
+    ch.at_end[rows, d, pos] = False if at_end is None else at_end
     return rid
+
+
+def lands_at_end(prm: TwinParams, s: TwinState, rows, d, c) -> np.ndarray:
+    """[P] an env-only change committed now puts its lines at the end of the env list: its diff
+    appends there, or it inserts where a change still in the head already added lines, so that
+    neither the diff nor a three-way merge applies and the pipeline sets the variables instead
+    (``Pipeline.commit`` -> ``with_env``, which appends)."""
+    ct = tables(prm.layout).changes
+    ch = s.changes
+    anchor = ct.env_anchor[c]
+    cj = ch.cid[rows, d]  # [P, L]
+    added = (ch.prev[rows, d] == 0).any(axis=2) & (cj >= 0) & ~ch.undone[rows, d]
+    same = added & (ct.env_anchor[np.maximum(cj, 0)] == anchor[:, None]) & (anchor >= 0)[:, None]
+    return ct.env_only[c] & (ct.env_end[c] | same.any(axis=1))
 
 
 def mark_undone(s: TwinState, rows, rid) -> None:
@@ -172,7 +200,10 @@ def deploy_change(
             tpl["rv_mem"] = np.where(cfg & ~np.isnan(mem), mem, tpl["rv_mem"])
             tpl["rv_port"] = np.where(cfg & (port >= 0), port, tpl["rv_port"])
         rev[go] = controller.new_revision(prm, s, rr, dd, tpl, tt)
-    rid = log_change(prm, s, rows, d, t, rev, np.where(revert, -1, c), prev)
+    end = lands_at_end(prm, s, rows, d, c) & ~revert
+    # a revert commit is a record of taking the change out (its own revert puts it back)
+    cid, inv = np.where(revert, -1, c), np.where(revert, c, -1)
+    rid = log_change(prm, s, rows, d, t, rev, cid, prev, inv_cid=inv, at_end=end)
     return rid, rev
 
 

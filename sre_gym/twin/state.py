@@ -246,6 +246,7 @@ class Changes(Record):
     prev: np.ndarray  # [E, D, L, KC] int16 the manifest's values of that change's env keys before
     inv_cid: np.ndarray  # [E, D, L] int64 an agent's revert: the catalog change it concerns (-1)
     inv_add: np.ndarray  # [E, D, L] bool it puts that change back (a revert of a revert)
+    at_end: np.ndarray  # [E, D, L] bool an env-only change whose lines went to the env list's end
 
 
 @dataclass

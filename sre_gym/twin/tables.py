@@ -115,6 +115,8 @@ class ChangeTables:
     overlap: np.ndarray  # [NC, NC] bool: same service, and their edits meet (lines of a file
     # widened by one each side, or an env var set by both): a revert of one after the other
     # conflicts (``Pipeline.revert_diff``)
+    env_anchor: np.ndarray  # [NC] env-only: the manifest line its diff inserts before (-1)
+    env_end: np.ndarray  # [NC] bool: that line ends the env list (it appends to the list)
 
 
 @dataclass(frozen=True)
@@ -381,6 +383,7 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
             flag_default=flag_default,
             env_only=np.array([bool(c.env_only) for c in cat.changes]),
             overlap=_overlap(cat.changes),
+            **_env_anchors(lay.app, cat.changes, tracked_svcs),
         ),
         tag_ids,
     )
@@ -400,6 +403,38 @@ def _overlap(changes) -> np.ndarray:
             for j in idx:
                 out[i, j] = i != j and not foot[i].isdisjoint(foot[j])
     return out
+
+
+def _env_anchors(app: str, changes, tracked) -> dict[str, np.ndarray]:
+    """Where each env-only change's diff inserts its lines in the service's base manifest, and
+    whether that is the end of the env list (``sim/source_trees.py:with_env`` appends there)."""
+    from sre_gym.catalogs.schema import manifest_path
+    from sre_gym.sim.source_trees import base_tree
+    from sre_gym.unidiff import parse_diff
+
+    anchor = np.full(len(changes), -1, dtype=np.int64)
+    end = np.zeros(len(changes), dtype=bool)
+    for i, c in enumerate(changes):
+        if not (c.env_only and c.diff.strip() and c.service in tracked):
+            continue
+        lines = base_tree(app, c.service).get(manifest_path(c.service), "").split("\n")
+        start = next((k for k, ln in enumerate(lines) if ln.strip() == "env:"), None)
+        hunks = [h for fp in parse_diff(c.diff) for h in fp.hunks]
+        if start is None or len(hunks) != 1:
+            continue
+        indent = len(lines[start]) - len(lines[start].lstrip())
+        stop = start + 1
+        while stop < len(lines) and (
+            not lines[stop].strip() or len(lines[stop]) - len(lines[stop].lstrip()) > indent
+        ):
+            stop += 1
+        at = hunks[0].old_start - 1  # 0-based line of the hunk's first line
+        for kind, _ in hunks[0].lines:
+            if kind != " ":
+                break
+            at += 1
+        anchor[i], end[i] = at, at == stop
+    return {"env_anchor": anchor, "env_end": end}
 
 
 def _faults(lay: Layout, env: EnvTables, changes: ChangeTables) -> FaultTables:

@@ -177,3 +177,20 @@ def test_reverting_an_agents_revert_brings_the_defect_back():
     # here (docs/twin.md, difference 1)
     n = replay("train-ticket", 2000, len(acts), actions=acts, atol=1e-12)
     assert n == len(acts)
+
+
+@pytest.mark.parametrize(
+    ("seed", "acts"),
+    [
+        # step 5 reverts shippingservice's OTEL_SERVICE_NAME, appended at the end of the env list,
+        # while TZ (inserted at its top) is in the head: no conflict; step 10 tries to revert the
+        # schedule's revert of a productcatalogservice change that later changes meet: refused
+        (2015, [0, 0, 2, 8, 51, 6, 78, 3, 5, 9, 3, 4]),
+        # step 9 reverts paymentservice's NODE_ENV with LOG_LEVEL (the same place, so the pipeline
+        # appended it at the end instead) and GRPC_VERBOSITY in the head: no conflict
+        (2045, [0, 0, 1, 5, 8, 14, 6, 46, 85, 5, 78]),
+    ],
+)
+def test_reverts_through_the_pipeline_conflict_where_the_manifests_lines_meet(seed, acts):
+    n = replay("online-boutique", seed, len(acts), actions=acts, atol=1e-12)
+    assert n == len(acts)

@@ -197,13 +197,9 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
         return mine
     b, b_eol = _split(base)
     m_eol, t_eol = _eol(mine), _eol(theirs)
-    ours, other = _edits(base, mine), _edits(base, theirs)
-    for s1, e1, r1 in ours:
-        for s2, e2, r2 in other:
-            # overlapping or adjacent edits conflict, as in git (unless both sides agree)
-            if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
-                return None
-    edits = sorted({*ours, *other})
+    if clash(base, mine, theirs):
+        return None
+    edits = sorted({*_edits(base, mine), *_edits(base, theirs)})
     out: list[str] = []
     pos = 0
     for s, e, r in edits:
@@ -213,6 +209,16 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
     out += b[pos:]
     eol = m_eol if m_eol != b_eol else t_eol
     return _join(out, eol)
+
+
+def clash(base: str, mine: str, theirs: str) -> bool:
+    """Do the edits of ``mine`` and ``theirs`` against ``base`` touch the same or adjacent lines
+    (and differ there)? Then a three-way merge of them conflicts, as in git."""
+    for s1, e1, r1 in _edits(base, mine):
+        for s2, e2, r2 in _edits(base, theirs):
+            if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
+                return True
+    return False
 
 
 def merge_diff(

@@ -10,8 +10,9 @@ it acts on.
 
 Differs from the full simulator: only the calls the discrete remedies make exist here; a
 ``submit_patch`` reverting a record builds unless it was reverted already or a later change still
-in the head meets its edits (``_conflicts``: the catalog's footprints, and for env-only changes
-where their lines went, not a three-way merge of source text; ``deploys.revert_patch``).
+in the head meets its edits (``_conflicts``: the two changes' edits of the base tree, and for
+env-only changes where their lines went, not a three-way merge of the head's text;
+``deploys.revert_patch``).
 """
 
 from __future__ import annotations
@@ -253,7 +254,7 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
 def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
     the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
-    whose edits meet its own, or, for two env-only changes that both added their variable (it was
+    whose edits meet its own (``ChangeTables.overlap``), or, for two env-only changes that both added their variable (it was
     not set before), lines that both went to the end of the manifest's env list
     (``deploys.lands_at_end``), where they sit together. Later patch records (no catalog change)
     count as meeting nothing."""

@@ -11,8 +11,8 @@ Differs from the full simulator: the repository head is not a source tree but wh
 of it (the defect changes it carries, oldest first, with whether an agent's revert took their lines
 out; the manifest's env; whether an env-only change's lines went to the end of the env list); a
 revert patch applies and builds unless its record was reverted already (an empty diff) or a later
-change meets its edits (``calls._conflicts``, from the catalog's footprints where the full
-simulator merges source text); it takes the record's change out of the head or, for a revert's
+change meets its edits (``calls._conflicts``, from the changes' edits of the base tree where the
+full simulator merges the head's text); it takes the record's change out of the head or, for a revert's
 record, puts it back (a build then carries its defect again, as the pipeline's fix predicate
 fails once the lines are back); a commit's diff is taken to be non-empty (every catalog change has
 one).

@@ -112,8 +112,8 @@ class ChangeTables:
     flag_var: np.ndarray  # [NC, FC] variant index set
     flag_default: np.ndarray  # [NC, FC] each set flag's default variant (a revert's value)
     env_only: np.ndarray  # [NC] bool: it only sets env vars (a manifest edit, any head)
-    overlap: np.ndarray  # [NC, NC] bool: same service, and their edits meet (lines of a file
-    # widened by one each side, or an env var set by both): a revert of one after the other
+    overlap: np.ndarray  # [NC, NC] bool: same service, and their edits meet (the same or
+    # adjacent lines of a file, or an env var set by both): a revert of one after the other
     # conflicts (``Pipeline.revert_diff``)
     env_anchor: np.ndarray  # [NC] env-only: the manifest line its diff inserts before (-1)
     env_end: np.ndarray  # [NC] bool: that line ends the env list (it appends to the list)
@@ -382,26 +382,52 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
             flag_var=flag_var,
             flag_default=flag_default,
             env_only=np.array([bool(c.env_only) for c in cat.changes]),
-            overlap=_overlap(cat.changes),
+            overlap=_overlap(lay.app, cat.changes, tracked_svcs),
             **_env_anchors(lay.app, cat.changes, tracked_svcs),
         ),
         tag_ids,
     )
 
 
-def _overlap(changes) -> np.ndarray:
-    """[NC, NC]: the edits of two changes of one service meet (``orchestrator/changes.py``'s
-    footprints, for fault and benign changes alike)."""
+def _overlap(app: str, changes, tracked) -> np.ndarray:
+    """[NC, NC]: the edits of two changes of one service meet: for source and manifest edits,
+    their diffs against the service's base tree touch the same or adjacent lines of a file
+    (``sim/diffs.py:clash``, what a three-way merge refuses) or create or delete the same file;
+    for changes that only set env vars (which the pipeline applies wherever the settings stand),
+    one variable set by both (``orchestrator/changes.py``'s footprints)."""
+    from sre_gym.sim.diffs import PatchError, apply_diff, clash
+    from sre_gym.sim.source_trees import base_tree
+
     foot = [_footprint(c) for c in changes]
+    after: list[dict | None] = []
+    for c in changes:
+        tree = base_tree(app, c.service) if c.service in tracked and c.diff.strip() else None
+        try:
+            after.append(None if tree is None or c.env_only else apply_diff(tree, c.diff)[0])
+        except PatchError:
+            after.append(None)  # (judged by footprints)
     nc = len(changes)
     out = np.zeros((nc, nc), dtype=bool)
     by_svc: dict[str, list[int]] = {}
     for i, c in enumerate(changes):
         by_svc.setdefault(c.service, []).append(i)
-    for idx in by_svc.values():
+    for svc, idx in by_svc.items():
+        tree = base_tree(app, svc) if svc in tracked else {}
         for i in idx:
             for j in idx:
-                out[i, j] = i != j and not foot[i].isdisjoint(foot[j])
+                if i == j:
+                    continue
+                a, b = after[i], after[j]
+                if a is None or b is None:
+                    out[i, j] = not foot[i].isdisjoint(foot[j])
+                    continue
+                for path in set(a) | set(b) | set(tree):
+                    x, y, o = a.get(path), b.get(path), tree.get(path)
+                    if x == o or y == o:
+                        continue  # one of them leaves the file alone
+                    if x is None or y is None or o is None or clash(o, x, y):
+                        out[i, j] = True
+                        break
     return out
 
 

@@ -37,6 +37,9 @@ from sre_gym.twin.state import (
 from sre_gym.twin.tables import ENV_CODE, tables
 
 EMPTY = -(10**9)  # a slot never used: its last series is long gone
+# builds a node remembers having pulled per deployment (the full simulator forgets none; a
+# deployment rarely has more builds in an episode, and a forgotten one is pulled again)
+NODE_IMAGES = 16
 # alert log capacity per app (fired alerts in a marathon: Online Boutique about 600, Train Ticket
 # about 3,000), and the wrappers' histories
 ALERTS = {"online-boutique": 2048, "train-ticket": 6144, "astronomy-shop": 3072}
@@ -181,7 +184,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         node_ready=b(K, v=True),
         node_down=f(K, v=np.inf),
         node_static=b(K, tab.n_static),
-        node_images=i(K, D, 4, v=-1),
+        node_images=np.full((E, K, D, NODE_IMAGES), -1, dtype=np.int32),
         load_factor=f(v=1.0),
         outside_err=f(n),
         outside_lat=f(n),

@@ -122,7 +122,7 @@ class World(Record):
     node_ready: np.ndarray  # [E, K] bool
     node_down: np.ndarray  # [E, K] float64 s since NotReady (inf: ready)
     node_static: np.ndarray  # [E, K, NSI] bool catalog and tag images each node has pulled
-    node_images: np.ndarray  # [E, K, D, 4] int64 last builds pulled per deployment (-1)
+    node_images: np.ndarray  # [E, K, D, 16] int32 last builds pulled per deployment (-1)
     load_factor: np.ndarray  # [E] float64 traffic surges multiply it
     outside_err: np.ndarray  # [E, n] float64 third-party error share
     outside_lat: np.ndarray  # [E, n] float64 ms

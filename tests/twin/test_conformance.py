@@ -194,3 +194,10 @@ def test_reverting_an_agents_revert_brings_the_defect_back():
 def test_reverts_through_the_pipeline_conflict_where_the_manifests_lines_meet(seed, acts):
     n = replay("online-boutique", seed, len(acts), actions=acts, atol=1e-12)
     assert n == len(acts)
+
+
+def test_a_rollback_to_an_older_build_finds_its_image_on_the_node():
+    """Online Boutique seed 2020: step 15 rolls currencyservice back to a build older than its
+    last four, which the node pulled before and keeps, so the pod starts without a pull."""
+    acts = [0, 9, 63, 56, 14, 6, 15, 21, 63, 6, 9, 4, 54, 56, 6, 4, 20]
+    assert replay("online-boutique", 2020, len(acts), actions=acts, atol=1e-12) == len(acts)

@@ -14,7 +14,9 @@ revert patch applies and builds unless its record was reverted already (an empty
 change meets its edits (``calls._conflicts``, from the changes' edits of the base tree where the
 full simulator merges the head's text); it takes the record's change out of the head or, for a revert's
 record, puts it back (a build then carries its defect again, as the pipeline's fix predicate
-fails once the lines are back); a commit's diff is taken to be non-empty (every catalog change has
+fails once the lines are back); a commit whose lines break a reverted defect's fix predicate
+re-arms it (``rearm``, from ``ChangeTables.rearms``: predicates read on the base tree) until it is
+reverted itself (``disarm``); a commit's diff is taken to be non-empty (every catalog change has
 one).
 """
 
@@ -59,6 +61,31 @@ def uncarry(s: TwinState, rows, d, defect, on) -> None:
         pad = car.shape[2] - len(keep)
         car[r, dd] = [car[r, dd, k] for k in keep] + [-1] * pad
         pat[r, dd] = [pat[r, dd, k] for k in keep] + [False] * pad
+
+
+def rearm(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
+    """Committing change ``c`` [P] (where ``on``) puts back text that a carried defect's fix
+    predicate forbids: a defect whose lines an agent's revert took out is carried again."""
+    rearms = tables(prm.layout).changes.rearms  # [NC, ND]
+    car = s.deps.carried[rows, d]  # [P, 4]
+    hit = (car >= 0) & rearms[np.maximum(c, 0)[:, None], np.maximum(car, 0)] & on[:, None]
+    r, k = np.nonzero(hit & s.deps.patched[rows, d])
+    s.deps.patched[rows[r], d[r], k] = False
+
+
+def disarm(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
+    """Taking change ``c`` [P] out of the head (where ``on``) takes out the text it re-armed
+    defects with (``rearm``): those whose own lines are out (their record reverted) are fixed
+    again."""
+    tab = tables(prm.layout)
+    car = s.deps.carried[rows, d]  # [P, 4]
+    hit = (car >= 0) & tab.changes.rearms[np.maximum(c, 0)[:, None], np.maximum(car, 0)]
+    hit &= on[:, None] & ~s.deps.patched[rows, d]
+    own = tab.defects.change[np.maximum(car, 0)]  # [P, 4] the defects' own changes
+    ch = s.changes
+    out = (ch.cid[rows, d][:, None, :] == own[:, :, None]) & ch.undone[rows, d][:, None, :]
+    r, k = np.nonzero(hit & out.any(axis=2))
+    s.deps.patched[rows[r], d[r], k] = True
 
 
 def set_patched(s: TwinState, rows, d, defect, on, value: bool) -> None:
@@ -156,6 +183,7 @@ def deploy_change(
     # the manifest at the head
     _carry(s, rows, d, defect, tracked & ~revert & (defect >= 0))
     uncarry(s, rows, d, defect, tracked & revert & (defect >= 0))
+    rearm(prm, s, rows, d, c, tracked & ~revert)
     git = tracked & ~revert & (kind == CONFIG)
     r, j = np.nonzero(has_key & git[:, None])
     dp.git_env[rows[r], d[r], keys[r, j]] = ct.env_code[c[r], j]
@@ -226,6 +254,8 @@ def revert_patch(
     defect = np.where(known, ct.defect[cc], -1)
     set_patched(s, rows, d, defect, known & adds, True)
     set_patched(s, rows, d, defect, known & ~adds, False)
+    rearm(prm, s, rows, d, eff, known & ~adds)  # (the change's lines are back)
+    disarm(prm, s, rows, d, eff, known & adds)
     keys = np.where(known[:, None], ct.env_key[cc], -1)
     now = np.where(keys >= 0, dp.git_env[rows[:, None], d[:, None], np.maximum(keys, 0)], -1)
     r, j = np.nonzero((keys >= 0) & (prev >= 0))

@@ -115,6 +115,8 @@ class ChangeTables:
     overlap: np.ndarray  # [NC, NC] bool: same service, and their edits meet (the same or
     # adjacent lines of a file, or an env var set by both): a revert of one after the other
     # conflicts (``Pipeline.revert_diff``)
+    rearms: np.ndarray  # [NC, ND] bool: the change's lines break that defect's fix predicate
+    # (a defect whose lines an agent reverted is carried again once this change is committed)
     env_anchor: np.ndarray  # [NC] env-only: the manifest line its diff inserts before (-1)
     env_end: np.ndarray  # [NC] bool: that line ends the env list (it appends to the list)
 
@@ -383,6 +385,7 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
             flag_default=flag_default,
             env_only=np.array([bool(c.env_only) for c in cat.changes]),
             overlap=_overlap(lay.app, cat.changes, tracked_svcs),
+            rearms=_rearms(lay.app, cat.changes, defects.change, tracked_svcs),
             **_env_anchors(lay.app, cat.changes, tracked_svcs),
         ),
         tag_ids,
@@ -428,6 +431,30 @@ def _overlap(app: str, changes, tracked) -> np.ndarray:
                     if x is None or y is None or o is None or clash(o, x, y):
                         out[i, j] = True
                         break
+    return out
+
+
+def _rearms(app: str, changes, defect_change: np.ndarray, tracked) -> np.ndarray:
+    """[NC, ND]: change c of a service, applied to its base tree, makes the fix predicate of a
+    defect of that service fail where it held on the base tree (``Pipeline.defect`` reads every
+    carried defect's predicate on the head, so such a commit re-arms a reverted defect)."""
+    from sre_gym.sim.diffs import PatchError, apply_diff
+    from sre_gym.sim.source_trees import base_tree, fix_holds
+
+    out = np.zeros((len(changes), len(defect_change)), dtype=bool)
+    for i, c in enumerate(changes):
+        if c.service not in tracked or not c.diff.strip() or c.env_only:
+            continue
+        tree = base_tree(app, c.service)
+        try:
+            after = apply_diff(tree, c.diff)[0]
+        except PatchError:
+            continue
+        for k, j in enumerate(defect_change.tolist()):
+            fix = changes[j].fix
+            if j == i or changes[j].service != c.service or fix is None:
+                continue
+            out[i, k] = fix_holds(fix, tree) and not fix_holds(fix, after)
     return out
 
 

@@ -201,3 +201,11 @@ def test_a_rollback_to_an_older_build_finds_its_image_on_the_node():
     last four, which the node pulled before and keeps, so the pod starts without a pull."""
     acts = [0, 9, 63, 56, 14, 6, 15, 21, 63, 6, 9, 4, 54, 56, 6, 4, 20]
     assert replay("online-boutique", 2020, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
+def test_a_change_re_arms_a_reverted_defect_until_it_is_reverted_too():
+    """Online Boutique seed 2014: cartservice's JSON-storage defect was reverted through the
+    pipeline; a later change (defensive copies) puts back the call its fix forbids, so its build
+    carries that defect again (step 20), and reverting that change fixes it again (step 23)."""
+    acts = [0, 0, 6, 4, 2, 63, 9, 47, 9, 63, 11, 1, 48, 3, 6, 56, 3, 28, 22, 85, 6, 15, 3, 2, 0]
+    assert replay("online-boutique", 2014, len(acts), actions=acts, atol=1e-12) == len(acts)

@@ -16,7 +16,8 @@ full simulator merges the head's text); it takes the record's change out of the 
 record, puts it back (a build then carries its defect again, as the pipeline's fix predicate
 fails once the lines are back); a commit whose lines break a reverted defect's fix predicate
 re-arms it (``rearm``, from ``ChangeTables.rearms``: predicates read on the base tree) until it is
-reverted itself (``disarm``); a commit's diff is taken to be non-empty (every catalog change has
+reverted itself (``disarm``); a commit whose edits meet those of a change still in the head is
+built on the base tree, dropping the rest (``on_base``); a commit's diff is taken to be non-empty (every catalog change has
 one).
 """
 
@@ -61,6 +62,32 @@ def uncarry(s: TwinState, rows, d, defect, on) -> None:
         pad = car.shape[2] - len(keep)
         car[r, dd] = [car[r, dd, k] for k in keep] + [-1] * pad
         pat[r, dd] = [pat[r, dd, k] for k in keep] + [False] * pad
+
+
+def on_base(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
+    """Committing change ``c`` [P] (where ``on``: a source or manifest edit) whose edits meet
+    those of a change still in the head: neither its diff nor a three-way merge applies, and the
+    pipeline builds it on the service's base tree, dropping the rest (``Pipeline.commit``). The
+    head's other changes are then out (a revert of them is empty), its manifest env is the
+    catalog's, and the defects it carried are fixed unless the change re-arms them."""
+    tab = tables(prm.layout)
+    ct = tab.changes
+    ch, dp = s.changes, s.deps
+    cj, inv = ch.cid[rows, d], ch.inv_cid[rows, d]  # [P, L]
+    eff = np.where(cj >= 0, cj, np.where(ch.inv_add[rows, d], inv, -1))
+    inhead = (eff >= 0) & ~ch.undone[rows, d]
+    clash = inhead & ct.overlap[np.maximum(c, 0)[:, None], np.maximum(eff, 0)]
+    fb = on & clash.any(axis=1)
+    if not fb.any():
+        return
+    rows, d, c, inhead = rows[fb], d[fb], c[fb], inhead[fb]
+    r, j = np.nonzero(inhead)
+    ch.undone[rows[r], d[r], j] = True
+    dp.git_env[rows, d] = tab.env.init[d]
+    car = dp.carried[rows, d]
+    keep = (car >= 0) & ct.rearms[c[:, None], np.maximum(car, 0)]
+    r, k = np.nonzero((car >= 0) & ~keep)
+    dp.patched[rows[r], d[r], k] = True
 
 
 def rearm(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
@@ -178,6 +205,7 @@ def deploy_change(
     defect = ct.defect[c]
     keys = ct.env_key[c]  # [P, KC]
     has_key = keys >= 0
+    on_base(prm, s, rows, d, c, tracked & ~revert & ~ct.env_only[c] & (kind != FLAGS))
     prev = np.where(has_key, dp.git_env[rows[:, None], d[:, None], np.maximum(keys, 0)], -1)
     # the pipeline: a commit carries its defect, a revert takes it out; a config commit edits
     # the manifest at the head

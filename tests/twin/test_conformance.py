@@ -209,3 +209,12 @@ def test_a_change_re_arms_a_reverted_defect_until_it_is_reverted_too():
     carries that defect again (step 20), and reverting that change fixes it again (step 23)."""
     acts = [0, 0, 6, 4, 2, 63, 9, 47, 9, 63, 11, 1, 48, 3, 6, 56, 3, 28, 22, 85, 6, 15, 3, 2, 0]
     assert replay("online-boutique", 2014, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
+def test_a_change_that_meets_the_heads_edits_is_built_on_the_base_tree():
+    """Online Boutique seed 2020: currencyservice's memory-limit change meets the CPU-limit
+    change in its head, so the pipeline builds it on the base tree and the head's other changes
+    (the trace sampler among them) are gone: at step 29 reverting the sampler is an empty diff."""
+    acts = [0, 9, 63, 56, 14, 6, 15, 21, 63, 6, 9, 4, 54, 56, 6, 4, 20, 7, 56, 2, 7, 79, 4, 52]
+    acts += [89, 8, 17, 48, 11, 4, 0]
+    assert replay("online-boutique", 2020, len(acts), actions=acts, atol=1e-12) == len(acts)

@@ -7,7 +7,13 @@ relative difference of the dynamics' per-tick outputs (served, errors, latency, 
 traffic; shares near 0 compared absolutely) seen until then. ``tests/twin/test_conformance.py``
 asserts the first 160 ticks of seed 11 on every app; this runs longer samples.
 
+``--ceiling`` runs acting episodes instead: ``discrete_ceiling.py``'s ceiling chooser plays each
+seed on the full env (numeric stack, whole marathon), and the twin replays its actions; this
+prints the first invocation at which the twin's observation, mask or reward (beyond 1e-9, the
+rounding of difference 1 in ``docs/twin.md``) differs, or that the whole episode agreed.
+
 Run: python benchmarks/twin_lockstep.py [--apps A,B] [--seeds 3,5,7,11] [--ticks 400]
+     python benchmarks/twin_lockstep.py --ceiling [--apps A,B] [--seeds 2000-2049]
 """
 
 from __future__ import annotations
@@ -58,15 +64,75 @@ def lockstep(app: str, seed: int, ticks: int) -> tuple[int | None, float]:
     return None, worst
 
 
+def acting(app: str, seed: int) -> tuple[int | None, int, str]:
+    """(first invocation that differs or None, invocations played, what differed)."""
+    import gymnasium as gym
+    from discrete_ceiling import Ceiling
+
+    from sre_gym.twin import features
+    from sre_gym.wrappers import DiscreteRemedies, NumericObservation
+
+    prm = TwinParams(
+        layout(app),
+        schedule=schedule_profile_from("marathon"),
+        noise=noise_profile_from("production"),
+        release=RELEASE,
+        counterfactual=True,
+    )
+    z = alloc.sizes(prm, cols=len(compile_pack(prm.layout).col_rule))
+    env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app)))
+    chooser = Ceiling(env)
+    obs, info = env.reset(seed=seed)
+    drawn = engine.plans(prm, np.array([seed]))
+    s = engine.reset(prm, z, np.array([seed]), drawn=drawn)
+    base = engine.reset_base(prm, z, np.array([seed]), drawn=drawn)
+    k, done = 0, False
+    try:
+        while not done:
+            if not np.array_equal(features.observe(prm, s)[0], obs):
+                return k, k, "observation"
+            if not np.array_equal(features.action_mask(prm, s)[0], info["action_mask"]):
+                return k, k, "mask"
+            a = chooser(obs, info)
+            obs, r, term, trunc, info = env.step(a)
+            s, r_twin, _ = engine.step(prm, s, np.array([a]), base)
+            if abs(r_twin[0] - r) > 1e-9:
+                return k, k, "reward"
+            done, k = term or trunc, k + 1
+    finally:
+        env.close()
+    return None, k, ""
+
+
+def _seeds(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out += list(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--apps", default="online-boutique,train-ticket,astronomy-shop")
     ap.add_argument("--seeds", default="3,5,7,11")
     ap.add_argument("--ticks", type=int, default=400)
+    ap.add_argument("--ceiling", action="store_true", help="acting episodes (module docstring)")
     a = ap.parse_args()
+    if a.ceiling:
+        for app in a.apps.split(","):
+            agreed = 0
+            seeds = _seeds(a.seeds)
+            for seed in seeds:
+                k, n, what = acting(app, seed)
+                agreed += k is None
+                where = f"all {n} invocations agree" if k is None else f"{what} at invocation {k}"
+                print(f"{app:16s} {seed:5d}  {where}", flush=True)
+            print(f"{app}: {agreed} of {len(seeds)} episodes agree throughout", flush=True)
+        return
     print(f"{'app':16s} {'seed':>5s}  first differing counter tick   worst output difference")
     for app in a.apps.split(","):
-        for seed in (int(x) for x in a.seeds.split(",")):
+        for seed in _seeds(a.seeds):
             k, worst = lockstep(app, seed, a.ticks)
             where = f"none in {a.ticks}" if k is None else f"tick {k}"
             print(f"{app:16s} {seed:5d}  {where:30s} {worst:.1e}", flush=True)

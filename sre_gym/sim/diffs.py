@@ -176,15 +176,18 @@ def apply_diff(
     return out, notes
 
 
-@functools.lru_cache(maxsize=_MEMO)
-def _edits(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+def _edit_ops(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
     """The line edits turning ``old`` into ``new``: (start, end, replacement) in ``old``'s line
-    coordinates. Memoised: a corpus change's edits of its base file recur in every merge of it."""
+    coordinates."""
     a, b = _split(old)[0], _split(new)[0]
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return tuple(
         (i1, i2, tuple(b[j1:j2])) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"
     )
+
+
+# memoised: a corpus change's edits of its base file recur in every merge of it
+_edits = functools.lru_cache(maxsize=_MEMO)(_edit_ops)
 
 
 @functools.lru_cache(maxsize=_MEMO)
@@ -211,11 +214,13 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
     return _join(out, eol)
 
 
-def clash(base: str, mine: str, theirs: str) -> bool:
+def clash(base: str, mine: str, theirs: str, *, remember: bool = True) -> bool:
     """Do the edits of ``mine`` and ``theirs`` against ``base`` touch the same or adjacent lines
-    (and differ there)? Then a three-way merge of them conflicts, as in git."""
-    for s1, e1, r1 in _edits(base, mine):
-        for s2, e2, r2 in _edits(base, theirs):
+    (and differ there)? Then a three-way merge of them conflicts, as in git. ``remember=False``
+    keeps the texts out of the edits' memo (a one-off sweep over a catalog)."""
+    edits = _edits if remember else _edit_ops
+    for s1, e1, r1 in edits(base, mine):
+        for s2, e2, r2 in edits(base, theirs):
             if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
                 return True
     return False

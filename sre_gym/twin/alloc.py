@@ -287,7 +287,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         cid=i(D, z.L, v=-1),
         undone=b(D, z.L),
         prev=np.full((E, D, z.L, z.KC), -1, dtype=ENV_CODE),
-        inv_cid=i(D, z.L, v=-1),
+        inv_cid=np.full((E, D, z.L), -1, dtype=np.int16),
         inv_add=b(D, z.L),
         at_end=b(D, z.L),
     )

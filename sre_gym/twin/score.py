@@ -18,7 +18,6 @@ without the assignment algorithm (the same pairs).
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -54,15 +53,7 @@ def _pairs(credit: np.ndarray) -> list[tuple[int, int]]:
     pos = credit > 0
     if (pos.sum(axis=0) <= 1).all() and (pos.sum(axis=1) <= 1).all():
         return [(int(a), int(b)) for a, b in zip(*np.nonzero(pos), strict=True)]
-    w = np.round(credit * 1e6)
-    return list(_matching(w.tobytes(), w.shape))
-
-
-@functools.lru_cache(maxsize=2048)
-def _matching(data: bytes, shape: tuple[int, int]) -> tuple[tuple[int, int], ...]:
-    """``max_weight_matching`` of the weights ``data`` (float64, ``shape``), remembered: an
-    episode's credit matrix often stays the same from one step to the next."""
-    return tuple(max_weight_matching(np.frombuffer(data).reshape(shape)))
+    return max_weight_matching(np.round(credit * 1e6))
 
 
 def repaired(prm: TwinParams, s: TwinState, e: int, a: int, b: int, cut: float) -> bool:

@@ -244,7 +244,7 @@ class Changes(Record):
     cid: np.ndarray  # [E, D, L] int64 catalog change it delivered (-1: a patch or a revert)
     undone: np.ndarray  # [E, D, L] bool reverted since (a second revert is an empty diff)
     prev: np.ndarray  # [E, D, L, KC] int16 the manifest's values of that change's env keys before
-    inv_cid: np.ndarray  # [E, D, L] int64 an agent's revert: the catalog change it concerns (-1)
+    inv_cid: np.ndarray  # [E, D, L] int16 an agent's revert: the catalog change it concerns (-1)
     inv_add: np.ndarray  # [E, D, L] bool it puts that change back (a revert of a revert)
     at_end: np.ndarray  # [E, D, L] bool an env-only change whose lines went to the env list's end
 

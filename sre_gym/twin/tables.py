@@ -428,7 +428,7 @@ def _overlap(app: str, changes, tracked) -> np.ndarray:
                     x, y, o = a.get(path), b.get(path), tree.get(path)
                     if x == o or y == o:
                         continue  # one of them leaves the file alone
-                    if x is None or y is None or o is None or clash(o, x, y):
+                    if x is None or y is None or o is None or clash(o, x, y, remember=False):
                         out[i, j] = True
                         break
     return out

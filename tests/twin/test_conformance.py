@@ -196,13 +196,6 @@ def test_reverts_through_the_pipeline_conflict_where_the_manifests_lines_meet(se
     assert n == len(acts)
 
 
-def test_a_rollback_to_an_older_build_finds_its_image_on_the_node():
-    """Online Boutique seed 2020: step 15 rolls currencyservice back to a build older than its
-    last four, which the node pulled before and keeps, so the pod starts without a pull."""
-    acts = [0, 9, 63, 56, 14, 6, 15, 21, 63, 6, 9, 4, 54, 56, 6, 4, 20]
-    assert replay("online-boutique", 2020, len(acts), actions=acts, atol=1e-12) == len(acts)
-
-
 def test_a_change_re_arms_a_reverted_defect_until_it_is_reverted_too():
     """Online Boutique seed 2014: cartservice's JSON-storage defect was reverted through the
     pipeline; a later change (defensive copies) puts back the call its fix forbids, so its build
@@ -212,9 +205,11 @@ def test_a_change_re_arms_a_reverted_defect_until_it_is_reverted_too():
 
 
 def test_a_change_that_meets_the_heads_edits_is_built_on_the_base_tree():
-    """Online Boutique seed 2020: currencyservice's memory-limit change meets the CPU-limit
-    change in its head, so the pipeline builds it on the base tree and the head's other changes
-    (the trace sampler among them) are gone: at step 29 reverting the sampler is an empty diff."""
+    """Online Boutique seed 2020: step 15 rolls currencyservice back to a build older than its
+    last four, which the node pulled before and keeps, so the pod starts without a pull; later
+    its memory-limit change meets the CPU-limit change in its head, so the pipeline builds it on
+    the base tree and the head's other changes (the trace sampler among them) are gone: at step
+    29 reverting the sampler is an empty diff."""
     acts = [0, 9, 63, 56, 14, 6, 15, 21, 63, 6, 9, 4, 54, 56, 6, 4, 20, 7, 56, 2, 7, 79, 4, 52]
     acts += [89, 8, 17, 48, 11, 4, 0]
     assert replay("online-boutique", 2020, len(acts), actions=acts, atol=1e-12) == len(acts)

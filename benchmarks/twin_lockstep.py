@@ -21,26 +21,18 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from realism import seeds_of
 
 from sre_gym.backends.sim import SimBackend
-from sre_gym.catalogs import RELEASE
 from sre_gym.clock import EPOCH
-from sre_gym.orchestrator.open_world import noise_profile_from
-from sre_gym.orchestrator.profiles import schedule_profile_from
 from sre_gym.twin import alerts, alloc, engine
-from sre_gym.twin.layout import layout
 from sre_gym.twin.rules import compile_pack
-from sre_gym.twin.state import TwinParams
+from sre_gym.twin.vector_env import make_params
 
 
 def lockstep(app: str, seed: int, ticks: int) -> tuple[int | None, float]:
     """(first tick whose counters differ or None, worst relative output difference before it)."""
-    prm = TwinParams(
-        layout(app),
-        schedule=schedule_profile_from("marathon"),
-        noise=noise_profile_from("production"),
-        release=RELEASE,
-    )
+    prm = make_params(app)  # the full env's defaults: marathon schedule, production noise
     z = alloc.sizes(prm, cols=len(compile_pack(prm.layout).col_rule))
     s = engine.fill_rows(prm, z, np.array([seed]))
     cl = SimBackend(app, seed).cluster
@@ -72,13 +64,7 @@ def acting(app: str, seed: int) -> tuple[int | None, int, str]:
     from sre_gym.twin import features
     from sre_gym.wrappers import DiscreteRemedies, NumericObservation
 
-    prm = TwinParams(
-        layout(app),
-        schedule=schedule_profile_from("marathon"),
-        noise=noise_profile_from("production"),
-        release=RELEASE,
-        counterfactual=True,
-    )
+    prm = make_params(app)  # the full env's defaults: marathon schedule, production noise
     z = alloc.sizes(prm, cols=len(compile_pack(prm.layout).col_rule))
     env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app)))
     chooser = Ceiling(env)
@@ -104,14 +90,6 @@ def acting(app: str, seed: int) -> tuple[int | None, int, str]:
     return None, k, ""
 
 
-def _seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out += list(range(int(lo), int(hi or lo) + 1))
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--apps", default="online-boutique,train-ticket,astronomy-shop")
@@ -122,7 +100,7 @@ def main() -> None:
     if a.ceiling:
         for app in a.apps.split(","):
             agreed = 0
-            seeds = _seeds(a.seeds)
+            seeds = seeds_of(a.seeds)
             for seed in seeds:
                 k, n, what = acting(app, seed)
                 agreed += k is None
@@ -132,7 +110,7 @@ def main() -> None:
         return
     print(f"{'app':16s} {'seed':>5s}  first differing counter tick   worst output difference")
     for app in a.apps.split(","):
-        for seed in _seeds(a.seeds):
+        for seed in seeds_of(a.seeds):
             k, worst = lockstep(app, seed, a.ticks)
             where = f"none in {a.ticks}" if k is None else f"tick {k}"
             print(f"{app:16s} {seed:5d}  {where:30s} {worst:.1e}", flush=True)

@@ -176,7 +176,7 @@ def apply_diff(
     return out, notes
 
 
-def _edit_ops(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+def line_edits(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
     """The line edits turning ``old`` into ``new``: (start, end, replacement) in ``old``'s line
     coordinates."""
     a, b = _split(old)[0], _split(new)[0]
@@ -187,7 +187,7 @@ def _edit_ops(old: str, new: str) -> tuple[tuple[int, int, tuple[str, ...]], ...
 
 
 # memoised: a corpus change's edits of its base file recur in every merge of it
-_edits = functools.lru_cache(maxsize=_MEMO)(_edit_ops)
+_edits = functools.lru_cache(maxsize=_MEMO)(line_edits)
 
 
 @functools.lru_cache(maxsize=_MEMO)
@@ -214,13 +214,17 @@ def merge3(base: str, mine: str, theirs: str) -> str | None:
     return _join(out, eol)
 
 
-def clash(base: str, mine: str, theirs: str, *, remember: bool = True) -> bool:
-    """Do the edits of ``mine`` and ``theirs`` against ``base`` touch the same or adjacent lines
-    (and differ there)? Then a three-way merge of them conflicts, as in git. ``remember=False``
-    keeps the texts out of the edits' memo (a one-off sweep over a catalog)."""
-    edits = _edits if remember else _edit_ops
-    for s1, e1, r1 in edits(base, mine):
-        for s2, e2, r2 in edits(base, theirs):
+def clash(base: str, mine: str, theirs: str) -> bool:
+    """Do the edits of ``mine`` and ``theirs`` against ``base`` meet (``edits_meet``)? Then a
+    three-way merge of them conflicts, as in git."""
+    return edits_meet(_edits(base, mine), _edits(base, theirs))
+
+
+def edits_meet(ours, theirs) -> bool:
+    """Do two sets of ``line_edits`` of one text touch the same or adjacent lines (and differ
+    there)?"""
+    for s1, e1, r1 in ours:
+        for s2, e2, r2 in theirs:
             if s1 <= e2 and s2 <= e1 and (s1, e1, r1) != (s2, e2, r2):
                 return True
     return False

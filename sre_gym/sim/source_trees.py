@@ -185,11 +185,9 @@ def manifest_settings(tree: Tree, service: str) -> dict:
     return {}
 
 
-def with_env(text: str, env: Mapping[str, str]) -> str | None:
-    """The manifest ``text`` with its first container's env vars set to ``env`` (a changed value in
-    place, a new variable appended to the list), or None if it has no env list to edit. The edit
-    ``kubectl set env`` or a GitOps tool would make, whatever else changed in the file since."""
-    lines = text.split("\n")
+def env_block(lines: list[str]) -> tuple[int, int] | None:
+    """(the ``env:`` line, the first line after its list) of a manifest's first container, or
+    None if it has no env list."""
     start = next((i for i, ln in enumerate(lines) if ln.strip() == "env:"), None)
     if start is None:
         return None
@@ -199,6 +197,18 @@ def with_env(text: str, env: Mapping[str, str]) -> str | None:
         not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > base
     ):
         end += 1
+    return start, end
+
+
+def with_env(text: str, env: Mapping[str, str]) -> str | None:
+    """The manifest ``text`` with its first container's env vars set to ``env`` (a changed value in
+    place, a new variable appended to the list), or None if it has no env list to edit. The edit
+    ``kubectl set env`` or a GitOps tool would make, whatever else changed in the file since."""
+    lines = text.split("\n")
+    span = env_block(lines)
+    if span is None:
+        return None
+    start, end = span
     block = lines[start + 1 : end]
     item = next((ln for ln in block if ln.lstrip().startswith("- name:")), None)
     if item is None:

@@ -365,6 +365,7 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
         if c.kind == "image" and c.image_tag is not None:
             tag[i] = tag_ids[(c.service, c.image_tag)]
             tag_ok[i] = c.image_tag in cat.published_tags.get(c.service, ())
+    applied = _applied(lay.app, cat.changes, tracked_svcs)
     return (
         ChangeTables(
             ids=tuple(c.id for c in cat.changes),
@@ -384,72 +385,93 @@ def _changes(lay: Layout, env: EnvTables, defects: DefectTables) -> tuple[Change
             flag_var=flag_var,
             flag_default=flag_default,
             env_only=np.array([bool(c.env_only) for c in cat.changes]),
-            overlap=_overlap(lay.app, cat.changes, tracked_svcs),
-            rearms=_rearms(lay.app, cat.changes, defects.change, tracked_svcs),
+            overlap=_overlap(lay.app, cat.changes, applied),
+            rearms=_rearms(lay.app, cat.changes, defects.change, applied),
             **_env_anchors(lay.app, cat.changes, tracked_svcs),
         ),
         tag_ids,
     )
 
 
-def _overlap(app: str, changes, tracked) -> np.ndarray:
-    """[NC, NC]: the edits of two changes of one service meet: for source and manifest edits,
-    their diffs against the service's base tree touch the same or adjacent lines of a file
-    (``sim/diffs.py:clash``, what a three-way merge refuses) or create or delete the same file;
-    for changes that only set env vars (which the pipeline applies wherever the settings stand),
-    one variable set by both (``orchestrator/changes.py``'s footprints)."""
-    from sre_gym.sim.diffs import PatchError, apply_diff, clash
+def _applied(app: str, changes, tracked) -> list[dict[str, str | None] | None]:
+    """Per change, the files its diff changes in its service's base tree (path -> new text, None
+    for a deleted file); None for a change with no source diff to apply there (env-only changes,
+    which the pipeline applies wherever the settings stand, flags, untracked services)."""
+    from sre_gym.sim.diffs import PatchError, apply_diff
     from sre_gym.sim.source_trees import base_tree
 
-    foot = [_footprint(c) for c in changes]
-    after: list[dict | None] = []
+    out: list[dict[str, str | None] | None] = []
     for c in changes:
-        tree = base_tree(app, c.service) if c.service in tracked and c.diff.strip() else None
-        try:
-            after.append(None if tree is None or c.env_only else apply_diff(tree, c.diff)[0])
-        except PatchError:
-            after.append(None)  # (judged by footprints)
-    nc = len(changes)
-    out = np.zeros((nc, nc), dtype=bool)
-    by_svc: dict[str, list[int]] = {}
-    for i, c in enumerate(changes):
-        by_svc.setdefault(c.service, []).append(i)
-    for svc, idx in by_svc.items():
-        tree = base_tree(app, svc) if svc in tracked else {}
-        for i in idx:
-            for j in idx:
-                if i == j:
-                    continue
-                a, b = after[i], after[j]
-                if a is None or b is None:
-                    out[i, j] = not foot[i].isdisjoint(foot[j])
-                    continue
-                for path in set(a) | set(b) | set(tree):
-                    x, y, o = a.get(path), b.get(path), tree.get(path)
-                    if x == o or y == o:
-                        continue  # one of them leaves the file alone
-                    if x is None or y is None or o is None or clash(o, x, y, remember=False):
-                        out[i, j] = True
-                        break
-    return out
-
-
-def _rearms(app: str, changes, defect_change: np.ndarray, tracked) -> np.ndarray:
-    """[NC, ND]: change c of a service, applied to its base tree, makes the fix predicate of a
-    defect of that service fail where it held on the base tree (``Pipeline.defect`` reads every
-    carried defect's predicate on the head, so such a commit re-arms a reverted defect)."""
-    from sre_gym.sim.diffs import PatchError, apply_diff
-    from sre_gym.sim.source_trees import base_tree, fix_holds
-
-    out = np.zeros((len(changes), len(defect_change)), dtype=bool)
-    for i, c in enumerate(changes):
         if c.service not in tracked or not c.diff.strip() or c.env_only:
+            out.append(None)
             continue
         tree = base_tree(app, c.service)
         try:
             after = apply_diff(tree, c.diff)[0]
         except PatchError:
+            out.append(None)
             continue
+        paths = set(tree) | set(after)
+        out.append({p: after.get(p) for p in paths if after.get(p) != tree.get(p)})
+    return out
+
+
+def _overlap(app: str, changes, applied) -> np.ndarray:
+    """[NC, NC]: the edits of two changes of one service meet: for source and manifest edits
+    (``applied``), their diffs against the service's base tree touch the same or adjacent lines of
+    a file (``sim/diffs.py:edits_meet``, what a three-way merge refuses) or create or delete the same
+    file; otherwise (env-only changes) one variable set by both (``orchestrator/changes.py``'s
+    footprints)."""
+    from sre_gym.sim.diffs import edits_meet, line_edits
+    from sre_gym.sim.source_trees import base_tree
+
+    foot = [_footprint(c) for c in changes]
+    # each change's line edits per file it changes (None: it creates or deletes the file)
+    edits: list[dict | None] = []
+    for c, a in zip(changes, applied, strict=True):
+        tree = base_tree(app, c.service) if a is not None else {}
+        edits.append(
+            None
+            if a is None
+            else {
+                p: None if x is None or p not in tree else line_edits(tree[p], x)
+                for p, x in a.items()
+            }
+        )
+    nc = len(changes)
+    out = np.zeros((nc, nc), dtype=bool)
+    by_svc: dict[str, list[int]] = {}
+    for i, c in enumerate(changes):
+        by_svc.setdefault(c.service, []).append(i)
+    for idx in by_svc.values():
+        for i in idx:
+            for j in idx:
+                a, b = edits[i], edits[j]
+                if i == j:
+                    continue
+                if a is None or b is None:
+                    out[i, j] = not foot[i].isdisjoint(foot[j])
+                    continue
+                out[i, j] = any(
+                    a[p] is None or b[p] is None or edits_meet(a[p], b[p])
+                    for p in a.keys() & b.keys()
+                )
+    return out
+
+
+def _rearms(app: str, changes, defect_change: np.ndarray, applied) -> np.ndarray:
+    """[NC, ND]: change c of a service, applied to its base tree, makes the fix predicate of a
+    defect of that service fail where it held on the base tree (``Pipeline.defect`` reads every
+    carried defect's predicate on the head, so such a commit re-arms a reverted defect)."""
+    from sre_gym.sim.source_trees import base_tree, fix_holds
+
+    out = np.zeros((len(changes), len(defect_change)), dtype=bool)
+    for i, c in enumerate(changes):
+        if applied[i] is None:
+            continue
+        tree = base_tree(app, c.service)
+        after = {**tree, **applied[i]}
+        after = {p: t for p, t in after.items() if t is not None}
         for k, j in enumerate(defect_change.tolist()):
             fix = changes[j].fix
             if j == i or changes[j].service != c.service or fix is None:
@@ -462,7 +484,7 @@ def _env_anchors(app: str, changes, tracked) -> dict[str, np.ndarray]:
     """Where each env-only change's diff inserts its lines in the service's base manifest, and
     whether that is the end of the env list (``sim/source_trees.py:with_env`` appends there)."""
     from sre_gym.catalogs.schema import manifest_path
-    from sre_gym.sim.source_trees import base_tree
+    from sre_gym.sim.source_trees import base_tree, env_block
     from sre_gym.unidiff import parse_diff
 
     anchor = np.full(len(changes), -1, dtype=np.int64)
@@ -471,16 +493,11 @@ def _env_anchors(app: str, changes, tracked) -> dict[str, np.ndarray]:
         if not (c.env_only and c.diff.strip() and c.service in tracked):
             continue
         lines = base_tree(app, c.service).get(manifest_path(c.service), "").split("\n")
-        start = next((k for k, ln in enumerate(lines) if ln.strip() == "env:"), None)
+        span = env_block(lines)
         hunks = [h for fp in parse_diff(c.diff) for h in fp.hunks]
-        if start is None or len(hunks) != 1:
+        if span is None or len(hunks) != 1:
             continue
-        indent = len(lines[start]) - len(lines[start].lstrip())
-        stop = start + 1
-        while stop < len(lines) and (
-            not lines[stop].strip() or len(lines[stop]) - len(lines[stop].lstrip()) > indent
-        ):
-            stop += 1
+        stop = span[1]
         at = hunks[0].old_start - 1  # 0-based line of the hunk's first line
         for kind, _ in hunks[0].lines:
             if kind != " ":

@@ -200,6 +200,7 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         fx_not_ready=b(D),
         pol_on=b(npol),
         pol_created=f(npol),
+        pol_name=i(npol),
         blocked=np.broadcast_to(tab.base_blocked, (E, M)).copy(),
         lag=f(Q),
         hpa_t=f(H, 21, v=np.nan),

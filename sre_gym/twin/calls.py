@@ -345,17 +345,18 @@ def _patch_flag(prm, s, rows, a, b, c, x, iid, t) -> None:
 def _delete_netpol(prm, s, rows, a, b, c, x, iid, t) -> None:
     go = _cited(s, rows, iid)
     rows, a, iid, t = rows[go], a[go], iid[go], t[go]
-    ok = s.world.pol_on[rows, a]
-    rows, a, iid, t = rows[ok], a[ok], iid[ok], t[ok]
+    gone = world.first_named(s, rows, a)  # (deleted by name: the first so named)
+    ok = gone >= 0
+    rows, a, gone, iid, t = rows[ok], a[ok], gone[ok], iid[ok], t[ok]
     if not len(rows):
         return
-    s.world.pol_on[rows, a] = False
+    s.world.pol_on[rows, gone] = False
     world.blocked(prm, s, rows)
     ft = tables(prm.layout).faults
     tgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
     pol = np.nonzero(ft.policy >= 0)[0]
     tgt[ft.policy[pol]] = ft.target[pol]
-    _record(prm, s, rows, tgt[a], K.code(K.NETPOL, a), iid, t)
+    _record(prm, s, rows, tgt[a], K.code(K.NETPOL, s.world.pol_name[rows, a]), iid, t)
 
 
 _RUN = {

@@ -178,6 +178,7 @@ def fill_rows(
         for j, (kind, target, amount, spared) in enumerate(rp.nz):
             ep.nz_kind[i, j], ep.nz_target[i, j], ep.nz_amount[i, j] = kind, target, amount
             ep.nz_spared[i, j, spared] = True
+        s.world.pol_name[i, : len(rp.pol_name)] = rp.pol_name
         for j, (kind, target, amount, key, value, timeout) in enumerate(rp.ow):
             ep.ow_kind[i, j], ep.ow_target[i, j], ep.ow_amount[i, j] = kind, target, amount
             ep.ow_key[i, j], ep.ow_value[i, j], ep.ow_timeout[i, j] = key, value, timeout

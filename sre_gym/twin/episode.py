@@ -20,6 +20,7 @@ import numpy as np
 from sre_gym.catalogs import load_catalog
 from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.orchestrator import open_world
+from sre_gym.orchestrator.faults import policy_name
 from sre_gym.orchestrator.schedule import Schedule, schedule
 from sre_gym.rng import Streams
 from sre_gym.sim.cluster import WARMUP_S
@@ -47,6 +48,7 @@ class RowPlan:
     faults: list[tuple[int, float, float]]  # (catalog fault, start, end) absolute
     nz: list[tuple[int, int, float, list[int]]]  # (kind, target, amount, spared deployments)
     ow: list[tuple[int, int, float, int, int, float]]  # (kind, target, amount, key, value, timeout)
+    pol_name: list[int]  # per policy slot: its NetworkPolicy's name, as its rank among the slots'
 
 
 def tick_of(t: float) -> int:
@@ -118,7 +120,22 @@ def plan_row(lay: Layout, tab: Tables, seed: int, release: str, prof, noise_prof
             at(t_ep + a.end, (EV_OW_STOP, a.index, 0, 0.0, 0.0))
     acts.sort(key=lambda x: (x[0], x[1]))
     events = [(tick_of(t), *ev) for t, _, ev in acts]
-    return RowPlan(seed, sched, tel, unif, load_noise, load_phase, events, faults, nz, ow)
+    names = _pol_names(tab, sched)
+    return RowPlan(seed, sched, tel, unif, load_noise, load_phase, events, faults, nz, ow, names)
+
+
+def _pol_names(tab: Tables, sched: Schedule) -> list[int]:
+    """Each policy slot's NetworkPolicy name (``policy_name``: it depends on the seed, and two
+    partitions of one service may share it) as its rank among the slots' names: equal names get
+    equal numbers, and numbers sort as the names do."""
+    ft = tab.faults
+    cat = load_catalog(sched.app, include_quarantined=True).faults
+    slots = np.nonzero(ft.policy >= 0)[0]
+    names = [""] * ft.admit.shape[0]
+    for i in slots.tolist():
+        names[int(ft.policy[i])] = policy_name(cat[i], sched.seed)
+    order = sorted(set(names))
+    return [order.index(n) for n in names]
 
 
 # the telemetry noise and rounding uniforms are drawn an invocation at a time, each episode's

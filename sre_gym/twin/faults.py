@@ -205,7 +205,7 @@ def _inject_partition(prm, s, rows, f, cat, d, t) -> None:
     s.world.pol_on[rows, pol] = True
     s.world.pol_created[rows, pol] = t
     world.blocked(prm, s, rows)
-    _aliases(s, rows, f, [K.code(K.NETPOL, pol)])
+    _aliases(s, rows, f, [K.code(K.NETPOL, s.world.pol_name[rows, pol])])
 
 
 def _inject_nodes(prm, s, rows, f, cat, target, t) -> None:
@@ -320,7 +320,8 @@ def present(prm: TwinParams, s: TwinState, rows, f) -> np.ndarray:
     part = mech == M_PARTITION
     if part.any():
         pol = ft.policy[np.where(part, cat, 0)]
-        out = np.where(part, s.world.pol_on[rows, np.maximum(pol, 0)], out)
+        named = world.same_name(s, rows, np.maximum(pol, 0)).any(axis=1)
+        out = np.where(part, named, out)
     node = (mech == M_NODE) | (mech == M_ZONE)
     if node.any():
         down = fs.nodes[rows, f] & ~s.world.node_ready[rows]
@@ -425,7 +426,9 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         bg = fs.before_git[r, ff]
         i3, j3 = np.nonzero((keys >= 0) & (bg >= 0) & tracked[:, None] & cfg[:, None])
         dp.git_env[r[i3], dd[i3], keys[i3, j3]] = bg[i3, j3]
-        deploys.log_change(prm, s, r, dd, tt, rev, np.full(len(r), -1))
+        # in git, a revert commit of the delivery's (its own revert puts the change back)
+        inv = np.where(tracked & (fs.commit[r, ff] >= 0), cc, -1)
+        deploys.log_change(prm, s, r, dd, tt, rev, np.full(len(r), -1), inv_cid=inv)
 
 
 def _revert_pod(prm, s, rows, f, cat, d, t) -> None:
@@ -447,8 +450,10 @@ def _revert_selector(prm, s, rows, f, cat, d, t) -> None:
 
 
 def _revert_partition(prm, s, rows, f, cat, d, t) -> None:
-    pol = tables(prm.layout).faults.policy[cat]
-    s.world.pol_on[rows, pol] = False
+    # the injector deletes by name: the first policy so named, maybe another partition's
+    gone = world.first_named(s, rows, tables(prm.layout).faults.policy[cat])
+    ok = gone >= 0
+    s.world.pol_on[rows[ok], gone[ok]] = False
     world.blocked(prm, s, rows)
 
 

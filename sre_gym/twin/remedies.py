@@ -207,10 +207,13 @@ def _ops(prm, s, r, rows, tg, strand, pos):
         ptgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
         ptgt[ft.policy[pols]] = ft.target[pols]
         mine = s.world.pol_on[rows] & (ptgt[None, :] == tg[:, None])
-        key = np.where(mine, s.world.pol_created[rows], -np.inf)
-        newest = (key + np.arange(key.shape[1]) * 1e-9).argmax(axis=1)
+        # the newest by creation, then by name (``egress_policies`` order, its last)
+        created = np.where(mine, s.world.pol_created[rows], -np.inf)
+        last = mine & (created == created.max(axis=1)[:, None])
+        newest = np.where(last, s.world.pol_name[rows], -1).argmax(axis=1)
         go = mine.any(axis=1)
-        return [(DELETE_NETPOL, newest, z, z, z, go)], K.code(K.NETPOL, newest), go
+        name = s.world.pol_name[rows, newest]
+        return [(DELETE_NETPOL, newest, z, z, z, go)], K.code(K.NETPOL, name), go
     if r == FO:
         fl = tab.flags
         off = flags_off(prm, s)[rows] & (fl.service[None, :] == tg[:, None])

@@ -144,8 +144,8 @@ def _windows(now: _Now, back: int, offset: int, W: int) -> tuple[np.ndarray, np.
     """Ring columns spanning every window, and where each evaluation's window starts in them."""
     lo = now.clock - int(now.ago.max()) - offset - back
     span = int(now.ago.max() - now.ago.min()) + back + 1
-    if span > W:
-        raise PromQLError(f"a window of {span} ticks does not fit a ring of {W}")
+    if span + offset > W:  # (the oldest column read must not have been written over)
+        raise PromQLError(f"a window of {span} ticks {offset} back does not fit a ring of {W}")
     return (lo + np.arange(span)) % W, (now.ago.max() - now.ago).astype(np.intp)
 
 
@@ -194,6 +194,8 @@ class InstantSel(Node):
         n = len(labels)
         vals = np.full((n, E, T), np.nan)
         for g, rows, pos, _ in parts:
+            if int(now.ago.max()) + self.sel.offset >= DEPTH[g]:
+                raise PromQLError(f"offset {self.sel.offset} does not fit a ring of {DEPTH[g]}")
             cols = (now.clock - now.ago - self.sel.offset) % DEPTH[g]
             x = now.rings[g][:, rows[:, None], cols[None, :]]  # [E, n_g, T]
             vals[pos] = np.moveaxis(x, 1, 0)

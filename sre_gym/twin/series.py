@@ -29,9 +29,11 @@ from sre_gym.twin.layout import Layout
 
 LabelSet = tuple[tuple[str, str], ...]
 LONG, POD, INST = 0, 1, 2
-WL = 64  # long ring: 12 minutes of offset + a 2-minute range + an invocation of evaluations
-WP = 32  # pod ring: a 5-minute range + an invocation of evaluations
-WI = 8  # inst ring: an invocation of evaluations
+# ring depths in ticks: the oldest sample a rule reads, counted back from the newest tick of an
+# invocation, whose four evaluations are 6, 4, 2 and 0 ticks before it (``rules._windows`` checks)
+WL = 56  # long ring: 6 + a 10-minute offset (40) + a 2-minute range (8 back) + the newest
+WP = 28  # pod ring: 6 + a 5-minute range (20 back) + the newest
+WI = 8  # inst ring: 6 + the newest, rounded up
 DEPTH = (WL, WP, WI)
 DEP_FAMS = (
     "spec_replicas",

@@ -138,6 +138,7 @@ class World(Record):
     fx_not_ready: np.ndarray  # [E, D] bool
     pol_on: np.ndarray  # [E, NP] bool egress allow-lists in place
     pol_created: np.ndarray  # [E, NP] float64 s
+    pol_name: np.ndarray  # [E, NP] int64 its name (``episode._pol_names``): equal names, equal
     blocked: np.ndarray  # [E, M] bool edges the policies drop
     lag: np.ndarray  # [E, Q] float64 consumer lag
     hpa_t: np.ndarray  # [E, H, 21] float64 recommendation times (NaN empty), oldest first

@@ -45,7 +45,9 @@ from sre_gym.twin.layout import layout
 from sre_gym.twin.rules import compile_pack
 from sre_gym.twin.state import TwinParams, TwinState
 
-TWIN_VERSION = "twin-2"  # 2: persistence challenges in forks; well-conditioned attempts
+# 2: persistence challenges in forks; well-conditioned attempts. 3: the pipeline ported (reverts
+# of reverts, merge rule, re-armed defects); policies named per episode; config faults' reverts
+TWIN_VERSION = "twin-3"
 REWARDS = ("net", "paper")  # as SREMarathon-v0's reward argument
 
 

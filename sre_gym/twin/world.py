@@ -58,6 +58,20 @@ def flag_effects(prm: TwinParams, s: TwinState, rows: np.ndarray) -> None:
     w.fx_broken[rows], w.fx_leak[rows], w.fx_not_ready[rows] = broken, leak, not_ready
 
 
+def same_name(s: TwinState, rows: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """[P, NP] the policies in place named as policy slot ``slot`` [P] of each row is."""
+    name = s.world.pol_name[rows]
+    return s.world.pol_on[rows] & (name == name[np.arange(len(rows)), slot][:, None])
+
+
+def first_named(s: TwinState, rows: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """The policy a delete by the name of slot ``slot`` [P] removes (``delete_networkpolicy``:
+    the first with that name in the cluster's list, which is in creation order), -1 if none."""
+    on = same_name(s, rows, slot)
+    first = np.where(on, s.world.pol_created[rows], np.inf).argmin(axis=1)  # (ties: lowest slot)
+    return np.where(on.any(axis=1), first, -1)
+
+
 def blocked(prm: TwinParams, s: TwinState, rows: np.ndarray) -> None:
     """Edges the policies drop, for ``rows``: the namespace's own ingress rules plus the egress
     allow-lists in place (a service under any of them sends only what their union admits)."""

@@ -196,6 +196,22 @@ def test_reverts_through_the_pipeline_conflict_where_the_manifests_lines_meet(se
     assert n == len(acts)
 
 
+def test_a_config_faults_revert_commit_conflicts_when_reverted_under_later_edits():
+    """Astronomy Shop seed 2008: the schedule reverts checkout's memory-limit change through the
+    pipeline (a revert commit); at step 14 the agent reverts that revert while a later CPU-limit
+    change edits the next manifest line: the pipeline refuses it in both engines."""
+    acts = [0, 21, 94, 120, 5, 29, 34, 85, 36, 116, 27, 7, 1, 4, 5, 0]
+    assert replay("astronomy-shop", 2008, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
+def test_policies_are_named_per_episode_and_deleted_by_name():
+    """Online Boutique seed 2048: two partitions of frontend create egress policies of the same
+    name; an incident located to the first one's name is localized to the second as well, as
+    the scorer matches names (the reward at step 16)."""
+    acts = [0, 0, 1, 6, 5, 2, 3, 7, 6, 85, 56, 17, 10, 3, 20, 63, 56, 0]
+    assert replay("online-boutique", 2048, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
 def test_a_change_re_arms_a_reverted_defect_until_it_is_reverted_too():
     """Online Boutique seed 2014: cartservice's JSON-storage defect was reverted through the
     pipeline; a later change (defensive copies) puts back the call its fix forbids, so its build

@@ -254,9 +254,10 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
 def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
     the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
-    whose edits meet its own (``ChangeTables.overlap``), or, for two env-only changes that both added their variable (it was
-    not set before), lines that both went to the end of the manifest's env list
-    (``deploys.lands_at_end``), where they sit together. Later patch records (no catalog change)
+    whose edits meet its own (``ChangeTables.overlap``), or, for env changes, lines that sit
+    together in the manifest's env list: two that both added their variable (it was not set
+    before) at the end of the list (``deploys.lands_at_end``), or a variable's value line and an
+    append right after it (``deploys.env_tail_before``). Later patch records (no catalog change)
     count as meeting nothing."""
     ct = tables(prm.layout).changes
     ch = s.changes
@@ -271,7 +272,21 @@ def _conflicts(prm, s, rows, a, c) -> np.ndarray:
     app_x = np.take_along_axis(appended, c[:, None], axis=1)[:, 0]
     end_x = np.take_along_axis(ch.at_end[rows, a], c[:, None], axis=1)
     env = (end_x & app_x[:, None]) & (ch.at_end[rows, a] & appended)
-    return (later & (meet | env)).any(axis=1)
+    # a value line and an append right after it sit together too: the revert of a change that
+    # set the variable last in the list when a later change appended, or of an append made right
+    # after a variable a later change set
+    tail = deploys.env_tail_before(prm, s, rows, a)  # [P, L]
+    kx, kj = ct.env_key[cxx], ct.env_key[cjj]  # [P, KK], [P, L, KK]
+    set_x = (kx >= 0) & (ch.prev[rows, a, c] != 0)
+    set_j = (kj >= 0) & (ch.prev[rows, a] != 0)
+    after_x = (
+        ch.at_end[rows, a]
+        & appended
+        & (set_x[:, None, :] & (kx[:, None] == tail[..., None])).any(2)
+    )
+    tail_x = tail[np.arange(len(rows)), c]
+    before_x = (end_x[:, 0] & app_x)[:, None] & (set_j & (kj == tail_x[:, None, None])).any(axis=2)
+    return (later & (meet | env | after_x | before_x)).any(axis=1)
 
 
 def _tracked(prm):

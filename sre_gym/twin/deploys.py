@@ -23,9 +23,12 @@ one).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from sre_gym.twin import controller
+from sre_gym.twin.layout import Layout
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import CODE, CONFIG, FIRST_BUILD, FLAGS, IMAGE, tables
 
@@ -168,6 +171,46 @@ def lands_at_end(prm: TwinParams, s: TwinState, rows, d, c) -> np.ndarray:
     added = (ch.prev[rows, d] == 0).any(axis=2) & (cj >= 0) & ~ch.undone[rows, d]
     same = added & (ct.env_anchor[np.maximum(cj, 0)] == anchor[:, None]) & (anchor >= 0)[:, None]
     return ct.env_only[c] & (ct.env_end[c] | same.any(axis=1))
+
+
+@functools.cache
+def base_env_tail(lay: Layout) -> np.ndarray:
+    """[D] the last variable of each deployment's env list in its base manifest (-1: none, or
+    not tracked): the line a variable appended at the end goes right after."""
+    from sre_gym.catalogs.schema import manifest_path
+    from sre_gym.sim.source_trees import base_tree, env_block, services_with_trees
+
+    tab = tables(lay)
+    tracked = set(services_with_trees(lay.app))
+    out = np.full(lay.D, -1, dtype=np.int64)
+    for d, svc in enumerate(lay.dep_names):
+        if svc not in tracked:
+            continue
+        lines = base_tree(lay.app, svc).get(manifest_path(svc), "").split("\n")
+        span = env_block(lines)
+        names = [] if span is None else lines[span[0] + 1 : span[1]]
+        names = [ln.strip()[len("- name:") :].strip().strip('"') for ln in names]
+        names = [n for n in names if n and n in tab.env.key_of]
+        out[d] = tab.env.key_of[names[-1]] if names else -1
+    return out
+
+
+def env_tail_before(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
+    """[P, L] the variable last in the env list just before each record of deployment ``d`` was
+    committed: the last one a change still in the head appended at the end before it, else the
+    base manifest's last (``base_env_tail``). Reverted appends count as gone (as of now)."""
+    ct = tables(prm.layout).changes
+    ch = s.changes
+    cj = ch.cid[rows, d]  # [P, L]
+    keys = ct.env_key[np.maximum(cj, 0)]  # [P, L, KK]
+    new = (ch.prev[rows, d] == 0) & (keys >= 0)
+    last_new = np.where(new, keys, -1).max(axis=2)  # (the variable an append leaves last)
+    app = ch.at_end[rows, d] & (cj >= 0) & ~ch.undone[rows, d] & (last_new >= 0)
+    L = cj.shape[1]
+    pos = np.where(app, np.arange(L)[None, :], -1)
+    before = np.maximum.accumulate(np.concatenate([np.full((len(rows), 1), -1), pos[:, :-1]], 1), 1)
+    tail = np.take_along_axis(last_new, np.maximum(before, 0), axis=1)
+    return np.where(before >= 0, tail, base_env_tail(prm.layout)[d][:, None])
 
 
 def mark_undone(s: TwinState, rows, rid) -> None:

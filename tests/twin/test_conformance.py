@@ -189,6 +189,9 @@ def test_reverting_an_agents_revert_brings_the_defect_back():
         # step 9 reverts paymentservice's NODE_ENV with LOG_LEVEL (the same place, so the pipeline
         # appended it at the end instead) and GRPC_VERBOSITY in the head: no conflict
         (2045, [0, 0, 1, 5, 8, 14, 6, 46, 85, 5, 78]),
+        # step 16 reverts cartservice's REDIS_ADDR edit, the env list's last variable when a
+        # later change appended OTEL_SERVICE_NAME right after its value line: refused
+        (2037, [0, 20, 85, 26, 56, 10, 7, 2, 63, 11, 32, 85, 1, 3, 7, 8, 2, 0]),
     ],
 )
 def test_reverts_through_the_pipeline_conflict_where_the_manifests_lines_meet(seed, acts):

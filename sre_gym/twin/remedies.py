@@ -11,9 +11,7 @@ on it), ``flag_off`` (its flags back to default), ``restore_env`` (its env vars 
 and service with firing alerts gets its incident opened or extended each invocation. The decision
 reads only what an agent sees (alerts, changes, Kubernetes state, git), as the wrapper does.
 
-Differs from the full simulator: pods to delete are taken in creation order (the wrapper groups a
-node's pods by deployment first), which changes only when each deletion runs within the
-invocation.
+Differs from the full simulator: nothing in the decisions (``tests/twin/test_conformance.py``).
 """
 
 from __future__ import annotations
@@ -185,10 +183,16 @@ def _ops(prm, s, r, rows, tg, strand, pos):
                 ops.append((DELETE_POD, tg, c, p.inc[rows, tg, c], z, on))
             first = p.node[rows, tg, order[:, 0]]
             return ops, K.code(K.NODENAME, np.maximum(first, 0)), mine.any(axis=1)
-        on_node = strand[rows, : lay.n] & (p.node[rows, : lay.n] == tg[:, None, None])
+        # the wrapper's order: deployments by their first stranded pod on any NotReady node
+        # (``stranded_pods`` groups the pod list, which is in creation order), then their pods
+        big = np.iinfo(np.int64).max
+        mine = strand[rows, : lay.n]
+        seq_all = np.where(mine, p.seq[rows, : lay.n], big)  # [P, n, C]
+        dep_first = np.broadcast_to(seq_all.min(axis=2, keepdims=True), seq_all.shape)
+        on_node = mine & (p.node[rows, : lay.n] == tg[:, None, None])
         flat = on_node.reshape(P, -1)
-        seq = np.where(flat, p.seq[rows, : lay.n].reshape(P, -1), np.iinfo(np.int64).max)
-        order = np.argsort(seq, axis=1)
+        seq = np.where(flat, seq_all.reshape(P, -1), big)
+        order = np.lexsort((seq, np.where(flat, dep_first.reshape(P, -1), big)), axis=1)
         ops = []
         for j in range(min(flat.shape[1], 64)):
             k = order[:, j]

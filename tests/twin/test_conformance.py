@@ -207,6 +207,15 @@ def test_a_config_faults_revert_commit_conflicts_when_reverted_under_later_edits
     assert replay("astronomy-shop", 2008, len(acts), actions=acts, atol=1e-12) == len(acts)
 
 
+def test_evacuating_a_node_deletes_its_pods_deployment_by_deployment():
+    """Astronomy Shop seed 2010: at step 24 the agent evacuates a NotReady node; the wrapper
+    deletes its pods grouped by deployment (in order of each one's first stranded pod), so the
+    replacements start at the same times in both engines."""
+    acts = [0, 0, 95, 80, 21, 112, 46, 19, 15, 7, 8, 95, 85, 6, 16, 1, 12, 130, 28, 27, 4, 29, 75]
+    acts += [82, 145, 0]
+    assert replay("astronomy-shop", 2010, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
 def test_policies_are_named_per_episode_and_deleted_by_name():
     """Online Boutique seed 2048: two partitions of frontend create egress policies of the same
     name; an incident located to the first one's name is localized to the second as well, as

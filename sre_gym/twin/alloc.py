@@ -291,6 +291,11 @@ def blank(prm: TwinParams, z: Sizes, E: int, lean: bool = False) -> TwinState:
         inv_cid=np.full((E, D, z.L), -1, dtype=np.int16),
         inv_add=b(D, z.L),
         at_end=b(D, z.L),
+        base_rid=i(D, v=-1),
+        base_drop=b(D, z.L),
+        base_env=np.zeros((E, D, z.KE), dtype=ENV_CODE),
+        base_car=i(D, 4, v=-1),
+        base_pat=b(D, 4),
     )
     agent = Agent(
         inv=i(),

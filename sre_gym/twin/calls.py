@@ -241,7 +241,12 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
     ch = s.changes
     ok = (ch.rid[rows, a, c] == b) & _tracked(prm)[a] & ~ch.undone[rows, a, c]
     ok &= ~_conflicts(prm, s, rows, a, c)
-    rows, a, b, c, iid, t = rows[ok], a[ok], b[ok], c[ok], iid[ok], t[ok]
+    # the revert of a commit built on the base tree also takes back what it dropped
+    own, _ = deploys.base_case(s, rows, a, b)
+    ok &= ~(own & deploys.base_meets(prm, s, rows, a))
+    rows, a, b, c, iid, t, own = rows[ok], a[ok], b[ok], c[ok], iid[ok], t[ok], own[ok]
+    if own.any():
+        deploys.restore_base(prm, s, rows[own], a[own], b[own], np.ones(int(own.sum()), bool))
     if len(rows):
         cid, inv = ch.cid[rows, a, c], ch.inv_cid[rows, a, c]
         eff = np.where(cid >= 0, cid, inv)

@@ -67,7 +67,7 @@ def uncarry(s: TwinState, rows, d, defect, on) -> None:
         pat[r, dd] = [pat[r, dd, k] for k in keep] + [False] * pad
 
 
-def on_base(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
+def on_base(prm: TwinParams, s: TwinState, rows, d, c, on) -> np.ndarray:
     """Committing change ``c`` [P] (where ``on``: a source or manifest edit) whose edits meet
     those of a change still in the head: neither its diff nor a three-way merge applies, and the
     pipeline builds it on the service's base tree, dropping the rest (``Pipeline.commit``). The
@@ -82,8 +82,13 @@ def on_base(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
     clash = inhead & ct.overlap[np.maximum(c, 0)[:, None], np.maximum(eff, 0)]
     fb = on & clash.any(axis=1)
     if not fb.any():
-        return
+        return fb
     rows, d, c, inhead = rows[fb], d[fb], c[fb], inhead[fb]
+    # the head as it stood, for a revert of this commit or of what it drops (``restore_base``)
+    ch.base_drop[rows, d] = inhead
+    ch.base_env[rows, d] = dp.git_env[rows, d]
+    ch.base_car[rows, d] = dp.carried[rows, d]
+    ch.base_pat[rows, d] = dp.patched[rows, d]
     r, j = np.nonzero(inhead)
     ch.undone[rows[r], d[r], j] = True
     dp.git_env[rows, d] = tab.env.init[d]
@@ -91,6 +96,73 @@ def on_base(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
     keep = (car >= 0) & ct.rearms[c[:, None], np.maximum(car, 0)]
     r, k = np.nonzero((car >= 0) & ~keep)
     dp.patched[rows[r], d[r], k] = True
+    return fb
+
+
+def restore_base(prm: TwinParams, s: TwinState, rows, d, upto, keep_later) -> None:
+    """Go back to the head before record ``upto`` [P] where it is the last commit built on the
+    base tree (``Changes.base_rid``) or a record that commit dropped (``Pipeline.revert``: the
+    revert of the commit merges its diff, which holds all it dropped, back out; a revert of a
+    dropped change merges nothing and steps back to the tree before that change). The records
+    the commit dropped before ``upto`` are back in the head with their env and defects; those
+    from ``upto`` on leave it, all of them unless ``keep_later`` [P] (a clean merge of the
+    commit's revert keeps what came after it, and its env keys and defects)."""
+    ct = tables(prm.layout).changes
+    ch, dp = s.changes, s.deps
+    for i in range(len(rows)):
+        r, dd, up, keep = int(rows[i]), int(d[i]), int(upto[i]), bool(keep_later[i])
+        y = int(ch.base_rid[r, dd])
+        rid, cj, inv = ch.rid[r, dd], ch.cid[r, dd], ch.inv_cid[r, dd].astype(np.int64)
+        eff = np.where(cj >= 0, cj, inv)
+        drop = ch.base_drop[r, dd] & (rid >= 0)
+        later = (rid > y) & ~ch.undone[r, dd] & keep
+        env, car = ch.base_env[r, dd].copy(), list(ch.base_car[r, dd])
+        pat = list(ch.base_pat[r, dd])
+        for j in sorted(np.nonzero(drop & (rid >= up))[0], key=lambda j: -rid[j]):
+            if eff[j] >= 0:  # (undo its env edits, newest first)
+                keys, prev = ct.env_key[eff[j]], ch.prev[r, dd, j]
+                env[keys[(keys >= 0) & (prev >= 0)]] = prev[(keys >= 0) & (prev >= 0)]
+            if cj[j] >= 0 and ct.defect[cj[j]] in car:
+                k = car.index(ct.defect[cj[j]])
+                del car[k], pat[k]
+        for j in sorted(np.nonzero(later)[0], key=lambda j: rid[j]):
+            keys = ct.env_key[max(eff[j], 0)] if eff[j] >= 0 else np.zeros(0, dtype=int)
+            env[keys[keys >= 0]] = dp.git_env[r, dd, keys[keys >= 0]]
+            if cj[j] >= 0 and ct.defect[cj[j]] >= 0 and ct.defect[cj[j]] not in car:
+                car.append(ct.defect[cj[j]])
+                pat.append(False)
+        ch.undone[r, dd, drop & (rid < up)] = False
+        if not keep:
+            ch.undone[r, dd, (rid >= 0) & (rid >= up)] = True
+        dp.git_env[r, dd] = env
+        n = dp.carried.shape[2]
+        dp.carried[r, dd] = (car + [-1] * n)[:n]
+        dp.patched[r, dd] = (pat + [False] * n)[:n]
+        ch.base_rid[r, dd] = -1
+
+
+def base_meets(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
+    """[P] a change still in the head after the last commit built on the base tree meets the
+    edits of that commit or of a change it dropped (the commit's revert then conflicts)."""
+    ct = tables(prm.layout).changes
+    ch = s.changes
+    y = ch.base_rid[rows, d]
+    rid, cj = ch.rid[rows, d], ch.cid[rows, d]
+    later = (rid > y[:, None]) & ~ch.undone[rows, d] & (cj >= 0)
+    eff = np.where(cj >= 0, cj, ch.inv_cid[rows, d])
+    mine = (ch.base_drop[rows, d] | (rid == y[:, None])) & (eff >= 0)
+    meet = ct.overlap[np.maximum(eff, 0)[:, :, None], np.maximum(cj, 0)[:, None, :]]
+    return (meet & mine[:, :, None] & later[:, None, :]).any(axis=(1, 2)) & (y >= 0)
+
+
+def base_case(s: TwinState, rows, d, rid) -> tuple[np.ndarray, np.ndarray]:
+    """[P] (record ``rid`` is the last commit built on the base tree, it is one that commit
+    dropped)."""
+    ch = s.changes
+    y = ch.base_rid[rows, d]
+    own = (y >= 0) & (rid == y)
+    dropped = ((ch.rid[rows, d] == rid[:, None]) & ch.base_drop[rows, d]).any(axis=1) & (y >= 0)
+    return own, dropped & ~own
 
 
 def rearm(prm: TwinParams, s: TwinState, rows, d, c, on) -> None:
@@ -248,7 +320,7 @@ def deploy_change(
     defect = ct.defect[c]
     keys = ct.env_key[c]  # [P, KC]
     has_key = keys >= 0
-    on_base(prm, s, rows, d, c, tracked & ~revert & ~ct.env_only[c] & (kind != FLAGS))
+    fb = on_base(prm, s, rows, d, c, tracked & ~revert & ~ct.env_only[c] & (kind != FLAGS))
     prev = np.where(has_key, dp.git_env[rows[:, None], d[:, None], np.maximum(keys, 0)], -1)
     # the pipeline: a commit carries its defect, a revert takes it out; a config commit edits
     # the manifest at the head
@@ -303,6 +375,7 @@ def deploy_change(
     # a revert commit is a record of taking the change out (its own revert puts it back)
     cid, inv = np.where(revert, -1, c), np.where(revert, c, -1)
     rid = log_change(prm, s, rows, d, t, rev, cid, prev, inv_cid=inv, at_end=end)
+    s.changes.base_rid[rows[fb], d[fb]] = rid[fb]
     return rid, rev
 
 

@@ -390,6 +390,17 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         fd = ct.dep[c[fl]]
         rev = dp.rv_num[r, fd, dp.n_rev[r, fd] - 1]
         deploys.log_change(prm, s, r, fd, t[fl], rev, np.full(len(r), -1))
+    # after a commit built on the base tree: reverting it puts back what it dropped (all that
+    # came after it too, where a later change meets those edits), and reverting a change it
+    # dropped steps back to the tree before that change (``deploys.restore_base``)
+    com = fs.commit[rows, f]
+    hist = ~fl & ct.tracked[c] & (com >= 0)
+    if hist.any():
+        r, dd, cm = rows[hist], ct.dep[c[hist]], com[hist]
+        own, dropped = deploys.base_case(s, r, dd, cm)
+        go = own | dropped
+        keep = own & ~deploys.base_meets(prm, s, r, dd)
+        deploys.restore_base(prm, s, r[go], dd[go], cm[go], keep[go])
     # the delivery's commit is reverted in the head: a later revert of it merges nothing
     # (``Pipeline.revert_diff`` fails, and so does the agent's submit_patch)
     undo = ~fl & ct.tracked[c] & (fs.commit[rows, f] >= 0)

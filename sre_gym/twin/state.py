@@ -248,6 +248,13 @@ class Changes(Record):
     inv_cid: np.ndarray  # [E, D, L] int16 an agent's revert: the catalog change it concerns (-1)
     inv_add: np.ndarray  # [E, D, L] bool it puts that change back (a revert of a revert)
     at_end: np.ndarray  # [E, D, L] bool an env-only change whose lines went to the env list's end
+    # the head before the last commit built on the base tree (``deploys.on_base``), which a revert
+    # of that commit, or of a change it dropped, goes back to (``deploys.restore_base``)
+    base_rid: np.ndarray  # [E, D] int64 that commit's record id (-1: none)
+    base_drop: np.ndarray  # [E, D, L] bool the records it took out of the head
+    base_env: np.ndarray  # [E, D, KE] int16 the manifest's env before it
+    base_car: np.ndarray  # [E, D, 4] int64 the carried defects before it
+    base_pat: np.ndarray  # [E, D, 4] bool and whether their lines were out
 
 
 @dataclass

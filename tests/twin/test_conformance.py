@@ -216,6 +216,28 @@ def test_evacuating_a_node_deletes_its_pods_deployment_by_deployment():
     assert replay("astronomy-shop", 2010, len(acts), actions=acts, atol=1e-12) == len(acts)
 
 
+@pytest.mark.parametrize(
+    ("seed", "acts"),
+    [
+        # a schedule's change clashes with a revert of a revert and is built on the base tree,
+        # dropping the head's env changes; its revert (the fault's end) puts them back
+        (
+            2015,
+            [0, 0, 2, 8, 51, 6, 78, 3, 5, 9, 3, 4, 56, 11, 9, 5, 26, 10, 20, 27, 3, 7, 10, 64]
+            + [7, 57, 90, 10, 3, 6, 15, 0],
+        ),
+        # the schedule reverts a change such a commit dropped: the head steps back to before it
+        (
+            2028,
+            [0, 2, 8, 1, 17, 3, 56, 9, 11, 1, 5, 10, 1, 63, 6, 4, 16, 1, 90, 3, 7, 13, 5, 63]
+            + [5, 22, 15, 8, 25, 10, 85, 56, 0],
+        ),
+    ],
+)
+def test_reverting_a_commit_built_on_the_base_tree_puts_back_what_it_dropped(seed, acts):
+    assert replay("online-boutique", seed, len(acts), actions=acts, atol=1e-12) == len(acts)
+
+
 def test_policies_are_named_per_episode_and_deleted_by_name():
     """Online Boutique seed 2048: two partitions of frontend create egress policies of the same
     name; an incident located to the first one's name is localized to the second as well, as

@@ -10,10 +10,12 @@ asserts the first 160 ticks of seed 11 on every app; this runs longer samples.
 ``--ceiling`` runs acting episodes instead: ``discrete_ceiling.py``'s ceiling chooser plays each
 seed on the full env (numeric stack, whole marathon), and the twin replays its actions; this
 prints the first invocation at which the twin's observation, mask or reward (beyond 1e-9, the
-rounding of difference 1 in ``docs/twin.md``) differs, or that the whole episode agreed.
+rounding of difference 1 in ``docs/twin.md``) differs, or that the whole episode agreed. With
+``--random`` the full env plays uniformly over its masked actions instead (one generator per seed),
+which reaches far more of the remedies' paths.
 
 Run: python benchmarks/twin_lockstep.py [--apps A,B] [--seeds 3,5,7,11] [--ticks 400]
-     python benchmarks/twin_lockstep.py --ceiling [--apps A,B] [--seeds 2000-2049]
+     python benchmarks/twin_lockstep.py --ceiling [--random] [--apps A,B] [--seeds 2000-2049]
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def lockstep(app: str, seed: int, ticks: int) -> tuple[int | None, float]:
     return None, worst
 
 
-def acting(app: str, seed: int) -> tuple[int | None, int, str]:
+def acting(app: str, seed: int, random: bool = False) -> tuple[int | None, int, str]:
     """(first invocation that differs or None, invocations played, what differed)."""
     import gymnasium as gym
     from discrete_ceiling import Ceiling
@@ -68,6 +70,7 @@ def acting(app: str, seed: int) -> tuple[int | None, int, str]:
     z = alloc.sizes(prm, cols=len(compile_pack(prm.layout).col_rule))
     env = DiscreteRemedies(NumericObservation(gym.make("SREMarathon-v0", app=app)))
     chooser = Ceiling(env)
+    rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
     drawn = engine.plans(prm, np.array([seed]))
     s = engine.reset(prm, z, np.array([seed]), drawn=drawn)
@@ -79,7 +82,11 @@ def acting(app: str, seed: int) -> tuple[int | None, int, str]:
                 return k, k, "observation"
             if not np.array_equal(features.action_mask(prm, s)[0], info["action_mask"]):
                 return k, k, "mask"
-            a = chooser(obs, info)
+            a = (
+                int(rng.choice(np.flatnonzero(info["action_mask"])))
+                if random
+                else chooser(obs, info)
+            )
             obs, r, term, trunc, info = env.step(a)
             s, r_twin, _ = engine.step(prm, s, np.array([a]), base)
             if abs(r_twin[0] - r) > 1e-9:
@@ -96,13 +103,14 @@ def main() -> None:
     ap.add_argument("--seeds", default="3,5,7,11")
     ap.add_argument("--ticks", type=int, default=400)
     ap.add_argument("--ceiling", action="store_true", help="acting episodes (module docstring)")
+    ap.add_argument("--random", action="store_true", help="with --ceiling: random masked actions")
     a = ap.parse_args()
     if a.ceiling:
         for app in a.apps.split(","):
             agreed = 0
             seeds = seeds_of(a.seeds)
             for seed in seeds:
-                k, n, what = acting(app, seed)
+                k, n, what = acting(app, seed, a.random)
                 agreed += k is None
                 where = f"all {n} invocations agree" if k is None else f"{what} at invocation {k}"
                 print(f"{app:16s} {seed:5d}  {where}", flush=True)

@@ -10,7 +10,7 @@ it acts on.
 
 Differs from the full simulator: only the calls the discrete remedies make exist here; a
 ``submit_patch`` reverting a record builds unless it was reverted already or a later change still
-in the head meets its edits (``_conflicts``: the two changes' edits of the base tree, and for
+in the head meets its edits (``deploys.revert_conflicts``: the two changes' edits of the base tree, and for
 env-only changes where their lines went, not a three-way merge of the head's text;
 ``deploys.revert_patch``).
 """
@@ -240,7 +240,7 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
     rows, a, b, c, iid, t = rows[go], a[go], b[go], c[go], iid[go], t[go]
     ch = s.changes
     ok = (ch.rid[rows, a, c] == b) & _tracked(prm)[a] & ~ch.undone[rows, a, c]
-    ok &= ~_conflicts(prm, s, rows, a, c)
+    ok &= ~deploys.revert_conflicts(prm, s, rows, a, c)
     # the revert of a commit built on the base tree also takes back what it dropped
     own, _ = deploys.base_case(s, rows, a, b)
     ok &= ~(own & deploys.base_meets(prm, s, rows, a))
@@ -254,44 +254,6 @@ def _patch_revert(prm, s, rows, a, b, c, x, iid, t) -> None:
         deploys.mark_undone(s, rows, b)
         deploys.revert_patch(prm, s, rows, a, eff, adds, ch.prev[rows, a, c], t)
         _record(prm, s, rows, a, K.code(K.SOURCE, a), iid, t)
-
-
-def _conflicts(prm, s, rows, a, c) -> np.ndarray:
-    """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
-    the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
-    whose edits meet its own (``ChangeTables.overlap``), or, for env changes, lines that sit
-    together in the manifest's env list: two that both added their variable (it was not set
-    before) at the end of the list (``deploys.lands_at_end``), or a variable's value line and an
-    append right after it (``deploys.env_tail_before``). Later patch records (no catalog change)
-    count as meeting nothing."""
-    ct = tables(prm.layout).changes
-    ch = s.changes
-    # the revert of an agent's revert meets what the change it concerns meets
-    cx = np.where(ch.cid[rows, a, c] >= 0, ch.cid[rows, a, c], ch.inv_cid[rows, a, c])  # [P]
-    cj = ch.cid[rows, a]  # [P, L]
-    later = (ch.t[rows, a] > ch.t[rows, a, c][:, None]) & ~ch.undone[rows, a] & (cj >= 0)
-    later &= (cx >= 0)[:, None]
-    cxx, cjj = np.maximum(cx, 0), np.maximum(cj, 0)
-    meet = ct.overlap[cxx[:, None], cjj]
-    appended = ((ch.prev[rows, a] == 0) & (ct.env_key[cjj] >= 0)).any(axis=2)  # [P, L]
-    app_x = np.take_along_axis(appended, c[:, None], axis=1)[:, 0]
-    end_x = np.take_along_axis(ch.at_end[rows, a], c[:, None], axis=1)
-    env = (end_x & app_x[:, None]) & (ch.at_end[rows, a] & appended)
-    # a value line and an append right after it sit together too: the revert of a change that
-    # set the variable last in the list when a later change appended, or of an append made right
-    # after a variable a later change set
-    tail = deploys.env_tail_before(prm, s, rows, a)  # [P, L]
-    kx, kj = ct.env_key[cxx], ct.env_key[cjj]  # [P, KK], [P, L, KK]
-    set_x = (kx >= 0) & (ch.prev[rows, a, c] != 0)
-    set_j = (kj >= 0) & (ch.prev[rows, a] != 0)
-    after_x = (
-        ch.at_end[rows, a]
-        & appended
-        & (set_x[:, None, :] & (kx[:, None] == tail[..., None])).any(2)
-    )
-    tail_x = tail[np.arange(len(rows)), c]
-    before_x = (end_x[:, 0] & app_x)[:, None] & (set_j & (kj == tail_x[:, None, None])).any(axis=2)
-    return (later & (meet | env | after_x | before_x)).any(axis=1)
 
 
 def _tracked(prm):

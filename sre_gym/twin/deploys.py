@@ -11,7 +11,7 @@ Differs from the full simulator: the repository head is not a source tree but wh
 of it (the defect changes it carries, oldest first, with whether an agent's revert took their lines
 out; the manifest's env; whether an env-only change's lines went to the end of the env list); a
 revert patch applies and builds unless its record was reverted already (an empty diff) or a later
-change meets its edits (``calls._conflicts``, from the changes' edits of the base tree where the
+change meets its edits (``revert_conflicts``, from the changes' edits of the base tree where the
 full simulator merges the head's text); it takes the record's change out of the head or, for a revert's
 record, puts it back (a build then carries its defect again, as the pipeline's fix predicate
 fails once the lines are back); a commit whose lines break a reverted defect's fix predicate
@@ -283,6 +283,73 @@ def env_tail_before(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
     before = np.maximum.accumulate(np.concatenate([np.full((len(rows), 1), -1), pos[:, :-1]], 1), 1)
     tail = np.take_along_axis(last_new, np.maximum(before, 0), axis=1)
     return np.where(before >= 0, tail, base_env_tail(prm.layout)[d][:, None])
+
+
+def revert_conflicts(prm: TwinParams, s: TwinState, rows, a, c) -> np.ndarray:
+    """[P] the revert of record ``c`` of service ``a`` conflicts with a later change still in
+    the head (``Pipeline.revert_diff``: "conflicts with later changes to the same lines"): one
+    whose edits meet its own (``ChangeTables.overlap``), or, for env changes, lines that sit
+    together in the manifest's env list: two that both added their variable (it was not set
+    before) at the end of the list (``deploys.lands_at_end``), or a variable's value line and an
+    append right after it (``deploys.env_tail_before``). Later patch records (no catalog change)
+    count as meeting nothing."""
+    ct = tables(prm.layout).changes
+    ch = s.changes
+    # the revert of an agent's revert meets what the change it concerns meets
+    cx = np.where(ch.cid[rows, a, c] >= 0, ch.cid[rows, a, c], ch.inv_cid[rows, a, c])  # [P]
+    cj = ch.cid[rows, a]  # [P, L]
+    later = (ch.t[rows, a] > ch.t[rows, a, c][:, None]) & ~ch.undone[rows, a] & (cj >= 0)
+    later &= (cx >= 0)[:, None]
+    cxx, cjj = np.maximum(cx, 0), np.maximum(cj, 0)
+    meet = ct.overlap[cxx[:, None], cjj]
+    appended = ((ch.prev[rows, a] == 0) & (ct.env_key[cjj] >= 0)).any(axis=2)  # [P, L]
+    app_x = np.take_along_axis(appended, c[:, None], axis=1)[:, 0]
+    end_x = np.take_along_axis(ch.at_end[rows, a], c[:, None], axis=1)
+    env = (end_x & app_x[:, None]) & (ch.at_end[rows, a] & appended)
+    # a value line and an append right after it sit together too: the revert of a change that
+    # set the variable last in the list when a later change appended, or of an append made right
+    # after a variable a later change set
+    tail = env_tail_before(prm, s, rows, a)  # [P, L]
+    kx, kj = ct.env_key[cxx], ct.env_key[cjj]  # [P, KK], [P, L, KK]
+    set_x = (kx >= 0) & (ch.prev[rows, a, c] != 0)
+    set_j = (kj >= 0) & (ch.prev[rows, a] != 0)
+    after_x = (
+        ch.at_end[rows, a]
+        & appended
+        & (set_x[:, None, :] & (kx[:, None] == tail[..., None])).any(2)
+    )
+    tail_x = tail[np.arange(len(rows)), c]
+    before_x = (end_x[:, 0] & app_x)[:, None] & (set_j & (kj == tail_x[:, None, None])).any(axis=2)
+    return (later & (meet | env | after_x | before_x)).any(axis=1)
+
+
+def step_back(prm: TwinParams, s: TwinState, rows, d, upto) -> None:
+    """Go back to the head before record ``upto`` [P] (``Pipeline.revert`` when the revert does
+    not merge: the tree before the change): the records from it on that are in the head leave
+    it, newest first, each undoing its env edits (back to its ``prev``) and its defect, and a
+    revert among them puts the change it took out back (its latest delivery)."""
+    ct = tables(prm.layout).changes
+    ch, dp = s.changes, s.deps
+    for i in range(len(rows)):
+        r, dd, up = int(rows[i]), int(d[i]), int(upto[i])
+        rid, cj = ch.rid[r, dd], ch.cid[r, dd]
+        inv = ch.inv_cid[r, dd].astype(np.int64)
+        for j in sorted(np.nonzero((rid >= up) & ~ch.undone[r, dd])[0], key=lambda j: -rid[j]):
+            eff = cj[j] if cj[j] >= 0 else inv[j]
+            if eff >= 0:
+                keys, prev = ct.env_key[eff], ch.prev[r, dd, j]
+                on = (keys >= 0) & (prev >= 0)
+                dp.git_env[r, dd, keys[on]] = prev[on]
+            defect = ct.defect[eff] if eff >= 0 else -1
+            if cj[j] >= 0 and defect >= 0:
+                uncarry(s, np.array([r]), np.array([dd]), np.array([defect]), np.array([True]))
+            elif cj[j] < 0 and inv[j] >= 0:  # (a revert: the delivery it took out is back)
+                back = np.nonzero((cj == inv[j]) & (rid < rid[j]) & ch.undone[r, dd])[0]
+                if len(back):
+                    ch.undone[r, dd, back[np.argmax(rid[back])]] = False
+                    on = np.array([defect >= 0])
+                    _carry(s, np.array([r]), np.array([dd]), np.array([defect]), on)
+            ch.undone[r, dd, j] = True
 
 
 def mark_undone(s: TwinState, rows, rid) -> None:

@@ -390,9 +390,10 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         fd = ct.dep[c[fl]]
         rev = dp.rv_num[r, fd, dp.n_rev[r, fd] - 1]
         deploys.log_change(prm, s, r, fd, t[fl], rev, np.full(len(r), -1))
-    # after a commit built on the base tree: reverting it puts back what it dropped (all that
-    # came after it too, where a later change meets those edits), and reverting a change it
-    # dropped steps back to the tree before that change (``deploys.restore_base``)
+    # the pipeline's revert: after a commit built on the base tree, reverting it puts back what
+    # it dropped (all that came after it too, where a later change meets those edits), and
+    # reverting a change it dropped steps back to the tree before that change
+    # (``deploys.restore_base``)
     com = fs.commit[rows, f]
     hist = ~fl & ct.tracked[c] & (com >= 0)
     if hist.any():
@@ -401,6 +402,13 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         go = own | dropped
         keep = own & ~deploys.base_meets(prm, s, r, dd)
         deploys.restore_base(prm, s, r[go], dd[go], cm[go], keep[go])
+        # a revert that does not merge (a later change still in the head meets its lines) steps
+        # back to the tree before the change, taking out all that came after it
+        at = s.changes.rid[r, dd] == cm[:, None]
+        pos = at.argmax(axis=1)
+        live = ~go & at.any(axis=1) & ~s.changes.undone[r, dd, pos]
+        stuck = live & deploys.revert_conflicts(prm, s, r, dd, pos)
+        deploys.step_back(prm, s, r[stuck], dd[stuck], cm[stuck])
     # the delivery's commit is reverted in the head: a later revert of it merges nothing
     # (``Pipeline.revert_diff`` fails, and so does the agent's submit_patch)
     undo = ~fl & ct.tracked[c] & (fs.commit[rows, f] >= 0)
@@ -435,11 +443,12 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         # the pipeline's revert puts the manifest back as it was before the delivery
         tracked = ct.tracked[cc]
         bg = fs.before_git[r, ff]
+        prev = np.where(keys >= 0, dp.git_env[r[:, None], dd[:, None], np.maximum(keys, 0)], -1)
         i3, j3 = np.nonzero((keys >= 0) & (bg >= 0) & tracked[:, None] & cfg[:, None])
         dp.git_env[r[i3], dd[i3], keys[i3, j3]] = bg[i3, j3]
         # in git, a revert commit of the delivery's (its own revert puts the change back)
         inv = np.where(tracked & (fs.commit[r, ff] >= 0), cc, -1)
-        deploys.log_change(prm, s, r, dd, tt, rev, np.full(len(r), -1), inv_cid=inv)
+        deploys.log_change(prm, s, r, dd, tt, rev, np.full(len(r), -1), prev, inv_cid=inv)
 
 
 def _revert_pod(prm, s, rows, f, cat, d, t) -> None:

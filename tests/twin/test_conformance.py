@@ -238,6 +238,20 @@ def test_reverting_a_commit_built_on_the_base_tree_puts_back_what_it_dropped(see
     assert replay("online-boutique", seed, len(acts), actions=acts, atol=1e-12) == len(acts)
 
 
+@pytest.mark.parametrize(
+    ("seed", "steps"),
+    [
+        # step 27 reverts the schedule's revert of a config fault: its env value comes back
+        (2046, 29),
+        # the schedule's revert of a config change meets a later append right after its line:
+        # it does not merge, and the head steps back to the tree before the change
+        (2028, 37),
+    ],
+)
+def test_random_agents_reverts_follow_the_pipeline(seed, steps):
+    assert replay("online-boutique", seed, steps, atol=1e-12) == steps
+
+
 def test_policies_are_named_per_episode_and_deleted_by_name():
     """Online Boutique seed 2048: two partitions of frontend create egress policies of the same
     name; an incident located to the first one's name is localized to the second as well, as

@@ -17,8 +17,11 @@ record, puts it back (a build then carries its defect again, as the pipeline's f
 fails once the lines are back); a commit whose lines break a reverted defect's fix predicate
 re-arms it (``rearm``, from ``ChangeTables.rearms``: predicates read on the base tree) until it is
 reverted itself (``disarm``); a commit whose edits meet those of a change still in the head is
-built on the base tree, dropping the rest (``on_base``); a commit's diff is taken to be non-empty (every catalog change has
-one).
+built on the base tree, dropping the rest (``on_base``), and the head it dropped is kept until a
+revert of that commit, or of a change it dropped, goes back to it (``restore_base``); a
+schedule's revert that does not merge steps back to the tree before the change by undoing the
+later records' env and defects (``step_back``), not by restoring a stored tree; a commit's diff
+is taken to be non-empty (every catalog change has one).
 """
 
 from __future__ import annotations

@@ -334,10 +334,7 @@ def _delete_netpol(prm, s, rows, a, b, c, x, iid, t) -> None:
         return
     s.world.pol_on[rows, gone] = False
     world.blocked(prm, s, rows)
-    ft = tables(prm.layout).faults
-    tgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
-    pol = np.nonzero(ft.policy >= 0)[0]
-    tgt[ft.policy[pol]] = ft.target[pol]
+    tgt = world.policy_target(prm)
     _record(prm, s, rows, tgt[a], K.code(K.NETPOL, s.world.pol_name[rows, a]), iid, t)
 
 

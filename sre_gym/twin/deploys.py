@@ -114,34 +114,41 @@ def restore_base(prm: TwinParams, s: TwinState, rows, d, upto, keep_later) -> No
     ch, dp = s.changes, s.deps
     for i in range(len(rows)):
         r, dd, up, keep = int(rows[i]), int(d[i]), int(upto[i]), bool(keep_later[i])
-        y = int(ch.base_rid[r, dd])
-        rid, cj, inv = ch.rid[r, dd], ch.cid[r, dd], ch.inv_cid[r, dd].astype(np.int64)
-        eff = np.where(cj >= 0, cj, inv)
+        one, at = np.array([r]), np.array([dd])
+        rid, cj = ch.rid[r, dd], ch.cid[r, dd]
         drop = ch.base_drop[r, dd] & (rid >= 0)
-        later = (rid > y) & ~ch.undone[r, dd] & keep
-        env, car = ch.base_env[r, dd].copy(), list(ch.base_car[r, dd])
-        pat = list(ch.base_pat[r, dd])
+        later = np.nonzero((rid > ch.base_rid[r, dd]) & ~ch.undone[r, dd] & keep)[0]
+        now = dp.git_env[r, dd].copy()  # (what the later records set stays)
+        dp.git_env[r, dd] = ch.base_env[r, dd]
+        dp.carried[r, dd], dp.patched[r, dd] = ch.base_car[r, dd], ch.base_pat[r, dd]
         for j in sorted(np.nonzero(drop & (rid >= up))[0], key=lambda j: -rid[j]):
-            if eff[j] >= 0:  # (undo its env edits, newest first)
-                keys, prev = ct.env_key[eff[j]], ch.prev[r, dd, j]
-                env[keys[(keys >= 0) & (prev >= 0)]] = prev[(keys >= 0) & (prev >= 0)]
-            if cj[j] >= 0 and ct.defect[cj[j]] in car:
-                k = car.index(ct.defect[cj[j]])
-                del car[k], pat[k]
-        for j in sorted(np.nonzero(later)[0], key=lambda j: rid[j]):
-            keys = ct.env_key[max(eff[j], 0)] if eff[j] >= 0 else np.zeros(0, dtype=int)
-            env[keys[keys >= 0]] = dp.git_env[r, dd, keys[keys >= 0]]
-            if cj[j] >= 0 and ct.defect[cj[j]] >= 0 and ct.defect[cj[j]] not in car:
-                car.append(ct.defect[cj[j]])
-                pat.append(False)
+            _undo_env(ct, s, r, dd, j)
+            defect = np.array([ct.defect[cj[j]] if cj[j] >= 0 else -1])
+            uncarry(s, one, at, defect, defect >= 0)
+        for j in sorted(later, key=lambda j: rid[j]):
+            eff = _effective(ch, r, dd, j)
+            keys = ct.env_key[eff][ct.env_key[eff] >= 0] if eff >= 0 else []
+            dp.git_env[r, dd, keys] = now[keys]
+            defect = np.array([ct.defect[cj[j]] if cj[j] >= 0 else -1])
+            _carry(s, one, at, defect, (defect >= 0) & ~np.isin(defect, dp.carried[r, dd]))
         ch.undone[r, dd, drop & (rid < up)] = False
         if not keep:
             ch.undone[r, dd, (rid >= 0) & (rid >= up)] = True
-        dp.git_env[r, dd] = env
-        n = dp.carried.shape[2]
-        dp.carried[r, dd] = (car + [-1] * n)[:n]
-        dp.patched[r, dd] = (pat + [False] * n)[:n]
         ch.base_rid[r, dd] = -1
+
+
+def _effective(ch, r: int, dd: int, j: int) -> int:
+    """The catalog change record ``j`` concerns: the one it delivers, or the one it reverts."""
+    return int(ch.cid[r, dd, j]) if ch.cid[r, dd, j] >= 0 else int(ch.inv_cid[r, dd, j])
+
+
+def _undo_env(ct, s: TwinState, r: int, dd: int, j: int) -> None:
+    """Set the manifest's env keys of record ``j`` back to what they were before it (``prev``)."""
+    eff = _effective(s.changes, r, dd, j)
+    if eff >= 0:
+        keys, prev = ct.env_key[eff], s.changes.prev[r, dd, j]
+        on = (keys >= 0) & (prev >= 0)
+        s.deps.git_env[r, dd, keys[on]] = prev[on]
 
 
 def base_meets(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
@@ -281,11 +288,12 @@ def env_tail_before(prm: TwinParams, s: TwinState, rows, d) -> np.ndarray:
     new = (ch.prev[rows, d] == 0) & (keys >= 0)
     last_new = np.where(new, keys, -1).max(axis=2)  # (the variable an append leaves last)
     app = ch.at_end[rows, d] & (cj >= 0) & ~ch.undone[rows, d] & (last_new >= 0)
-    L = cj.shape[1]
-    pos = np.where(app, np.arange(L)[None, :], -1)
-    before = np.maximum.accumulate(np.concatenate([np.full((len(rows), 1), -1), pos[:, :-1]], 1), 1)
-    tail = np.take_along_axis(last_new, np.maximum(before, 0), axis=1)
-    return np.where(before >= 0, tail, base_env_tail(prm.layout)[d][:, None])
+    rid = ch.rid[rows, d]
+    # the latest such append before each record (by record id: the log is a ring)
+    earlier = app[:, None, :] & (rid[:, None, :] < rid[:, :, None])  # [P, L(j), L(k)]
+    best = np.where(earlier, rid[:, None, :], -1).argmax(axis=2)
+    tail = np.take_along_axis(last_new, best, axis=1)
+    return np.where(earlier.any(axis=2), tail, base_env_tail(prm.layout)[d][:, None])
 
 
 def revert_conflicts(prm: TwinParams, s: TwinState, rows, a, c) -> np.ndarray:
@@ -332,26 +340,22 @@ def step_back(prm: TwinParams, s: TwinState, rows, d, upto) -> None:
     it, newest first, each undoing its env edits (back to its ``prev``) and its defect, and a
     revert among them puts the change it took out back (its latest delivery)."""
     ct = tables(prm.layout).changes
-    ch, dp = s.changes, s.deps
+    ch = s.changes
     for i in range(len(rows)):
         r, dd, up = int(rows[i]), int(d[i]), int(upto[i])
+        one, at = np.array([r]), np.array([dd])
         rid, cj = ch.rid[r, dd], ch.cid[r, dd]
-        inv = ch.inv_cid[r, dd].astype(np.int64)
         for j in sorted(np.nonzero((rid >= up) & ~ch.undone[r, dd])[0], key=lambda j: -rid[j]):
-            eff = cj[j] if cj[j] >= 0 else inv[j]
-            if eff >= 0:
-                keys, prev = ct.env_key[eff], ch.prev[r, dd, j]
-                on = (keys >= 0) & (prev >= 0)
-                dp.git_env[r, dd, keys[on]] = prev[on]
-            defect = ct.defect[eff] if eff >= 0 else -1
-            if cj[j] >= 0 and defect >= 0:
-                uncarry(s, np.array([r]), np.array([dd]), np.array([defect]), np.array([True]))
-            elif cj[j] < 0 and inv[j] >= 0:  # (a revert: the delivery it took out is back)
-                back = np.nonzero((cj == inv[j]) & (rid < rid[j]) & ch.undone[r, dd])[0]
+            _undo_env(ct, s, r, dd, j)
+            eff = _effective(ch, r, dd, j)
+            defect = np.array([ct.defect[eff] if eff >= 0 else -1])
+            if cj[j] >= 0:
+                uncarry(s, one, at, defect, defect >= 0)
+            elif eff >= 0:  # (a revert: the delivery it took out is back)
+                back = np.nonzero((cj == eff) & (rid < rid[j]) & ch.undone[r, dd])[0]
                 if len(back):
                     ch.undone[r, dd, back[np.argmax(rid[back])]] = False
-                    on = np.array([defect >= 0])
-                    _carry(s, np.array([r]), np.array([dd]), np.array([defect]), on)
+                    _carry(s, one, at, defect, defect >= 0)
             ch.undone[r, dd, j] = True
 
 

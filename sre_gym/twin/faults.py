@@ -411,9 +411,8 @@ def _revert_change(prm, s, rows, f, cat, d, t) -> None:
         deploys.step_back(prm, s, r[stuck], dd[stuck], cm[stuck])
     # the delivery's commit is reverted in the head: a later revert of it merges nothing
     # (``Pipeline.revert_diff`` fails, and so does the agent's submit_patch)
-    undo = ~fl & ct.tracked[c] & (fs.commit[rows, f] >= 0)
-    if undo.any():
-        deploys.mark_undone(s, rows[undo], fs.commit[rows[undo], f[undo]])
+    if hist.any():
+        deploys.mark_undone(s, rows[hist], com[hist])
     code = (k == CODE) & ct.tracked[c]
     if code.any():
         deploys.deploy_change(

@@ -121,10 +121,9 @@ def _tracked(prm: TwinParams) -> np.ndarray:
 
 def egress(prm: TwinParams, s: TwinState) -> np.ndarray:
     """[E, n] int: egress allow-lists restricting each service."""
-    ft = tables(prm.layout).faults
-    pol = np.nonzero(ft.policy >= 0)[0]
-    tgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
-    tgt[ft.policy[pol]] = ft.target[pol]
+    from sre_gym.twin.world import policy_target
+
+    tgt = policy_target(prm)
     out = np.zeros((s.E, prm.layout.n), dtype=np.int64)
     for j in range(len(tgt)):
         out[:, tgt[j]] += s.world.pol_on[:, j]

@@ -41,6 +41,7 @@ from sre_gym.twin.features import drift, firing, flags_off, stranded
 from sre_gym.twin.incidents import held_mask
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
+from sre_gym.twin.world import policy_target
 
 RB, RS, SU, DP, RC, DN, FO, RE = range(len(REMEDIES))
 EVACUATE = len(REMEDIES)
@@ -206,11 +207,7 @@ def _ops(prm, s, r, rows, tg, strand, pos):
         cores = np.round(np.minimum(2.0 * cpu, MAX_CPU_CORES) * 1000).astype(np.int64) / 1000.0
         return [(PATCH_CPU, tg, z, z, cores, go)], K.code(K.DEPLOYMENT, tg), go
     if r == DN:
-        ft = tab.faults
-        pols = np.nonzero(ft.policy >= 0)[0]
-        ptgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
-        ptgt[ft.policy[pols]] = ft.target[pols]
-        mine = s.world.pol_on[rows] & (ptgt[None, :] == tg[:, None])
+        mine = s.world.pol_on[rows] & (policy_target(prm)[None, :] == tg[:, None])
         # the newest by creation, then by name (``egress_policies`` order, its last)
         created = np.where(mine, s.world.pol_created[rows], -np.inf)
         last = mine & (created == created.max(axis=1)[:, None])
@@ -285,12 +282,8 @@ def _auto(prm, s, calls, remedy, target, acted, n_reports) -> list:
 def _note_acted(prm: TwinParams, s: TwinState, calls: Calls) -> None:
     """``NumericObservation.step``: the invocation each service was last intervened on."""
     tab = tables(prm.layout)
-    ft = tab.faults
-    ptgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
-    pols = np.nonzero(ft.policy >= 0)[0]
-    ptgt[ft.policy[pols]] = ft.target[pols]
     flag_svc = np.append(tab.flags.service, -1)  # (index -1 for an app without flags)
-    pol_svc = np.append(ptgt, -1)
+    pol_svc = np.append(policy_target(prm), -1)
     direct = (ROLLBACK, PATCH_REVERT, RESTART, SCALE, DELETE_POD, PATCH_CPU, PATCH_ENV)
     for j in range(int(calls.n.max(initial=0))):
         rows = np.nonzero(calls.n > j)[0]

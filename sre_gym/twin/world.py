@@ -12,6 +12,8 @@ same arithmetic.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from sre_gym.clock import TICK_S
@@ -19,6 +21,7 @@ from sre_gym.sim.autoscaler import DOWN_WINDOW_S, TOLERANCE, UP_MAX_PODS
 from sre_gym.sim.pods import TERMINATING
 from sre_gym.twin import controller
 from sre_gym.twin.dynamics import TickOut
+from sre_gym.twin.layout import Layout
 from sre_gym.twin.state import TwinParams, TwinState
 from sre_gym.twin.tables import tables
 
@@ -58,6 +61,20 @@ def flag_effects(prm: TwinParams, s: TwinState, rows: np.ndarray) -> None:
     w.fx_broken[rows], w.fx_leak[rows], w.fx_not_ready[rows] = broken, leak, not_ready
 
 
+@functools.cache
+def _policy_target(lay: Layout) -> np.ndarray:
+    ft = tables(lay).faults
+    out = np.zeros(ft.admit.shape[0], dtype=np.int64)
+    pol = np.nonzero(ft.policy >= 0)[0]
+    out[ft.policy[pol]] = ft.target[pol]
+    return out
+
+
+def policy_target(prm: TwinParams) -> np.ndarray:
+    """[NP] the service each policy slot's egress allow-list restricts."""
+    return _policy_target(prm.layout)
+
+
 def same_name(s: TwinState, rows: np.ndarray, slot: np.ndarray) -> np.ndarray:
     """[P, NP] the policies in place named as policy slot ``slot`` [P] of each row is."""
     name = s.world.pol_name[rows]
@@ -83,9 +100,7 @@ def blocked(prm: TwinParams, s: TwinState, rows: np.ndarray) -> None:
     if not ft.admit.shape[0]:
         s.world.blocked[rows] = base
         return
-    tgt = np.zeros(ft.admit.shape[0], dtype=np.int64)
-    pol_fault = np.nonzero(ft.policy >= 0)[0]
-    tgt[ft.policy[pol_fault]] = ft.target[pol_fault]
+    tgt = policy_target(prm)
     iso = np.zeros((len(rows), lay.n), dtype=bool)
     admit = np.zeros((len(rows), lay.n, lay.n), dtype=bool)
     for j in range(ft.admit.shape[0]):

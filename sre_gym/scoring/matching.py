@@ -8,37 +8,51 @@ import numpy as np
 def _hungarian_min(cost: np.ndarray) -> np.ndarray:
     """Minimum-cost assignment of every row of an n x m cost matrix (n <= m) to a distinct column.
 
-    Shortest augmenting paths with potentials (O(n^2 m)), vectorised over columns. Returns the
-    column of each row.
+    Shortest augmenting paths with potentials (O(n^2 m)). Returns the column of each row. The
+    matrices the scorers pass are a few rows and columns, so the loop runs over Python floats:
+    numpy's per-call overhead would dominate (the same IEEE operations in the same order, so the
+    same result as an array form).
     """
-    n, m = cost.shape
-    INF = np.inf
-    u = np.zeros(n + 1)
-    v = np.zeros(m + 1)
-    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) matched to column j, 0 = none
-    way = np.zeros(m + 1, dtype=np.int64)
-    c = np.zeros((n + 1, m + 1))
-    c[1:, 1:] = cost
+    return np.array(_assign(np.asarray(cost, dtype=float).tolist()), dtype=np.int64)
+
+
+def _assign(cost: list[list[float]]) -> list[int]:
+    """``_hungarian_min`` over a list of rows."""
+    n, m = len(cost), len(cost[0])
+    inf = float("inf")
+    c = [[0.0] * (m + 1)] + [[0.0, *row] for row in cost]
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)  # p[j]: row (1-based) matched to column j, 0 = none
+    way = [0] * (m + 1)
+    cols = range(1, m + 1)
     for i in range(1, n + 1):
         p[0] = i
         j0 = 0
-        minv = np.full(m + 1, INF)
-        used = np.zeros(m + 1, dtype=bool)
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
         while True:
             used[j0] = True
             i0 = p[j0]
-            cur = c[i0, 1:] - u[i0] - v[1:]
-            free = ~used[1:]
-            better = free & (cur < minv[1:])
-            minv[1:][better] = cur[better]
-            way[1:][better] = j0
-            cand = np.where(free, minv[1:], INF)
-            j1 = int(np.argmin(cand)) + 1
-            delta = cand[j1 - 1]
-            used_idx = np.nonzero(used)[0]
-            u[p[used_idx]] += delta
-            v[used_idx] -= delta
-            minv[1:][free] -= delta
+            ci, ui = c[i0], u[i0]
+            j1, delta = 0, inf
+            for j in cols:
+                if used[j]:
+                    continue
+                cur = ci[j] - ui - v[j]
+                if cur < minv[j]:
+                    minv[j] = cur
+                    way[j] = j0
+                if minv[j] < delta:  # the first free column of least reduced cost
+                    j1, delta = j, minv[j]
+            if j1 == 0:  # every free column at infinity: the first free one
+                j1 = next(j for j in cols if not used[j])
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                elif j:
+                    minv[j] -= delta
             j0 = j1
             if p[j0] == 0:
                 break
@@ -48,8 +62,8 @@ def _hungarian_min(cost: np.ndarray) -> np.ndarray:
             j0 = j1
             if j0 == 0:
                 break
-    col = np.zeros(n, dtype=np.int64)
-    for j in range(1, m + 1):
+    col = [0] * n
+    for j in cols:
         if p[j]:
             col[p[j] - 1] = j - 1
     return col
@@ -66,17 +80,18 @@ def max_weight_matching(weights: np.ndarray) -> list[tuple[int, int]]:
     n, m = w.shape
     if n == 0 or m == 0 or not (w > 0).any():
         return []
+    rows = w.tolist()
     # Integer-valued weights: scale each unit above the largest possible sum of tie-break ranks.
-    rank = np.arange(m, dtype=float)[None, :].repeat(n, axis=0)
     big = float(n * m + 1)
-    score = np.where(w > 0, w * big - rank, 0.0)
+    score = [[x * big - float(j) if x > 0 else 0.0 for j, x in enumerate(r)] for r in rows]
     transpose = n > m
     if transpose:
-        score = score.T
-    cols = _hungarian_min(score.max() - score)
+        score = [list(col) for col in zip(*score, strict=True)]
+    top = max(max(r) for r in score)
+    cols = _assign([[top - x for x in r] for r in score])
     pairs = []
     for r, cc in enumerate(cols):
-        rr, col = (int(cc), r) if transpose else (r, int(cc))
-        if w[rr, col] > 0:
+        rr, col = (cc, r) if transpose else (r, cc)
+        if rows[rr][col] > 0:
             pairs.append((rr, col))
     return sorted(pairs)

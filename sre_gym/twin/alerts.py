@@ -53,33 +53,39 @@ def evaluate(prm: TwinParams, s: TwinState, ago: np.ndarray) -> None:
     cond = conditions(prm, s, ago)
     ticks = (s.ep.tick - 1)[:, None] - np.asarray(ago)[None, :]
     al = s.alerts
-    er = np.arange(s.E)
+    st = al.st
     for j in range(ticks.shape[1]):
-        t = (EPOCH + ticks[:, j] * TICK_S).astype(float)[:, None]
+        t = (EPOCH + ticks[:, j] * TICK_S).astype(float)
         c = cond[:, j]
-        st = al.st
-        new = c & (st == 0)
-        st[new] = 1
-        al.active_at[:] = np.where(new, t, al.active_at)
-        gone = ~c & (st > 0)
+        # the machine reads and writes only the columns that hold or are active, a few of the
+        # [E, COLS]: index them rather than run each rule of the machine over every column
+        e, col = np.nonzero(c & (st == 0))
+        st[e, col] = 1
+        al.active_at[e, col] = t[e]
+        e, col = np.nonzero(st)  # (row-major: by episode, then column)
+        gone = ~c[e, col]
         if gone.any():
-            resolved = gone & (st == 2)
-            e, col = np.nonzero(resolved)
-            al.resolved[e, al.log_of[e, col]] = t[e, 0]
-            al.log_of[resolved] = -1
-            st[gone] = 0
-        fire = (st == 1) & (t - al.active_at >= cp.col_for[None, :])
+            ge, gc = e[gone], col[gone]
+            resolved = st[ge, gc] == 2
+            re, rc = ge[resolved], gc[resolved]
+            al.resolved[re, al.log_of[re, rc]] = t[re]
+            al.log_of[re, rc] = -1
+            st[ge, gc] = 0
+            e, col = e[~gone], col[~gone]
+        fire = (st[e, col] == 1) & (t[e] - al.active_at[e, col] >= cp.col_for[col])
         if fire.any():
-            rank = np.cumsum(fire, axis=1) - 1
-            pos = al.n[:, None] + rank
-            if (pos[fire] >= al.col.shape[1]).any():
+            e, col = e[fire], col[fire]
+            # alert ids in (rule, label) order, as the full engine assigns them: a row's columns
+            # in column order
+            first = np.r_[0, np.nonzero(e[1:] != e[:-1])[0] + 1]
+            rank = np.arange(len(e)) - np.repeat(first, np.diff(np.r_[first, len(e)]))
+            p = al.n[e] + rank
+            if (p >= al.col.shape[1]).any():
                 raise RuntimeError(f"the alert log is full ({al.col.shape[1]} alerts)")
-            e, col = np.nonzero(fire)
-            p = pos[e, col]
             al.col[e, p] = col
-            al.fired[e, p] = t[e, 0]
+            al.fired[e, p] = t[e]
             al.resolved[e, p] = np.inf
             al.ent[e, p] = cp.col_ent[col]
             al.log_of[e, col] = p
-            st[fire] = 2
-            al.n[er] += fire.sum(axis=1)
+            st[e, col] = 2
+            al.n += np.bincount(e, minlength=s.E)

@@ -67,10 +67,14 @@ def pick_node(prm: TwinParams, s: TwinState, rows: np.ndarray, d: np.ndarray) ->
     one, then the emptiest, then the first; -1 if no node is ready (``controller.pick_node``)."""
     lay = prm.layout
     p = s.pods
-    live = p.alive[rows] & (p.state[rows] != TERMINATING) & (p.node[rows] >= 0)
-    onehot = (p.node[rows][..., None] == np.arange(lay.K)) & live[..., None]  # [P, D, C, K]
-    counts = onehot.sum(axis=(1, 2))
-    mine = onehot[np.arange(len(rows)), d].sum(axis=1)
+    node = p.node[rows]
+    live = p.alive[rows] & (p.state[rows] != TERMINATING) & (node >= 0)
+    r, dd, c = np.nonzero(live)
+    at = r * lay.K + node[r, dd, c]
+    P = len(rows)
+    counts = np.bincount(at, minlength=P * lay.K).reshape(P, lay.K)  # pods per node
+    own = dd == d[r]
+    mine = np.bincount(at[own], minlength=P * lay.K).reshape(P, lay.K)  # the deployment's
     zone_of = (lay.node_zone[:, None] == np.arange(lay.Z)).astype(np.int64)  # [K, Z]
     zone_mine = (mine[:, :, None] * zone_of[None]).sum(axis=1)  # [P, Z]
     key = (zone_mine[:, lay.node_zone] * 1024 + (mine > 0)) * 1024 * 1024

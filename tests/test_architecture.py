@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "sre_gym"
 
-GROUND = ("clock", "rng", "unidiff")  # import nothing from sre_gym
+GROUND = ("clock", "rng", "fmath", "unidiff")  # import nothing from sre_gym
 LOWER = ("sim", "telemetry", "orchestrator", "scoring", "bundle", "tools", "backends", "catalogs")
 UPPER = ("envs", "wrappers", "rollouts", "agents", "serve", "cli", "testing", "twin")
 NO_SIM = ("orchestrator", "scoring", "telemetry", "agents")

@@ -12,7 +12,9 @@ Model, per tick:
   endpoints fail fast, denied edges hang until the caller's timeout;
 - the entry point is computed per route; a request is degraded if it fails or is slower than 2.5 s.
 Latencies are log-normal with the service's spread; all outputs are expected values (the noise of
-counts is added when they are written as telemetry).
+counts is added when they are written as telemetry). The arithmetic is numpy's element-wise
+operations and sums and ``sre_gym.fmath``'s functions, never BLAS, LAPACK or numpy's CPU-specific
+transcendental kernels, so a tick gives the same bits on every machine.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.sim.topology import Topology
 
 SLOW_MS = 2500.0
@@ -38,8 +41,42 @@ def ndtr(x: np.ndarray) -> np.ndarray:
     poly = t * (
         0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
     )
-    erf = 1.0 - poly * np.exp(-z * z)
+    erf = 1.0 - poly * fmath.exp(-z * z)
     return 0.5 * (1.0 + np.sign(x) * erf)
+
+
+_CALL_LEVELS: dict[int, tuple[Topology, list[tuple[np.ndarray, np.ndarray]]]] = {}
+
+
+def offered_load(topo: Topology, ceff: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """Requests/s offered to each service: ``src`` plus what its callers send (``ceff[i, j]``
+    calls per request of ``i``), ``lam = src + ceff.T lam`` on the acyclic call graph: levels from
+    the entry down, each callee's calls added in edge order (caller, then callee). numpy's own
+    arithmetic, where a LAPACK solve would round by the CPU's kernels."""
+    hit = _CALL_LEVELS.get(id(topo))
+    if hit is None or hit[0] is not topo:
+        levels = []
+        for members in reversed(topo.levels):
+            svc = np.sort(members)
+            a, b = np.nonzero(topo.calls[svc] > 0)
+            if len(a):
+                levels.append((svc[a], b))
+        hit = _CALL_LEVELS[id(topo)] = (topo, levels)
+    lam = np.array(src, dtype=float)
+    for a, b in hit[1]:
+        np.add.at(lam, b, lam[a] * ceff[a, b])
+    return lam
+
+
+def _pod_mean(w: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each service's mean of ``v`` [pods, ...] over its pods (the non-zeros of its row of ``w``):
+    summed in pod order by numpy and divided by their number, where ``w @ v`` would round by the
+    CPU's BLAS kernels."""
+    m = w > 0
+    k = m.sum(axis=1)
+    if v.ndim == 1:
+        return np.where(m, v[None, :], 0.0).sum(axis=1) / k
+    return np.where(m[:, :, None], v[None], 0.0).sum(axis=1) / k[:, None]
 
 
 def expected_attempts(f: np.ndarray, final: np.ndarray, tries: np.ndarray) -> np.ndarray:
@@ -67,7 +104,7 @@ def expected_attempts(f: np.ndarray, final: np.ndarray, tries: np.ndarray) -> np
 def lognorm_sf(threshold: np.ndarray, median: np.ndarray, sigma: np.ndarray | float) -> np.ndarray:
     """P(X > threshold) for log-normal X with the given median (inf thresholds give 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = (np.log(threshold) - np.log(np.maximum(median, 1e-9))) / sigma
+        z = (fmath.log(threshold) - fmath.log(np.maximum(median, 1e-9))) / sigma
     out = 1.0 - ndtr(np.where(np.isfinite(z), z, 50.0))
     return np.where(np.isinf(threshold), 0.0, out)
 
@@ -251,7 +288,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     ceff = topo.calls * x.prev_attempts
     src = np.zeros(n)
     src[topo.ingress] = x.entry_rps
-    lam = np.maximum(np.linalg.solve((np.eye(n) - ceff).T, src), 0.0)
+    lam = np.maximum(offered_load(topo, ceff, src), 0.0)
     has = k > 0
     served = np.where(has, lam, 0.0)
 
@@ -329,9 +366,9 @@ def step(topo: Topology, x: Inputs) -> TickOut:
             # leaves call nothing: no time or failures from callees, one attempt per (no) call
             p_T[idx] = own_lat[idx]
             p_E[idx] = 1.0 - (1.0 - own_err[idx])
-            T[uniq] = w @ p_T[idx]
-            E[uniq] = w @ p_E[idx]
-            attempts[uniq] = w @ np.ones(shape)
+            T[uniq] = _pod_mean(w, p_T[idx])
+            E[uniq] = _pod_mean(w, p_E[idx])
+            attempts[uniq] = 1.0
             continue
         pi, pj = lvl.pi, lvl.pj
         to, refused, dropped, bad = e_to[sl], e_refused[sl], e_dropped[sl], e_bad[sl]
@@ -352,7 +389,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
             ft = 1.0 - (1.0 - ft) * (1.0 - pool_f)
             tc = tc * np.where(u > 1.0, np.minimum(u, 20.0), 1.0)
         tries = e_tries[sl]
-        final = f**tries
+        final = fmath.ipow(f, tries)
         att = expected_attempts(f, final, tries)
         call_lat = (
             np.where(refused, 1.0 + e_pd[sl], np.where(dropped, e_hang[sl], np.minimum(tc, to)))
@@ -369,15 +406,15 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         else:
             lat_m, logok = np.zeros(shape), np.zeros(shape)
             lat_m[pi, pj] = lvl.calls * call_lat
-            logok[pi, pj] = np.log1p(-np.minimum(final, 1 - 1e-12)) * lvl.hard
+            logok[pi, pj] = fmath.log1p(-np.minimum(final, 1 - 1e-12)) * lvl.hard
             p_T[idx] = own_lat[idx] + lat_m.sum(axis=1)
-            p_E[idx] = 1.0 - (1.0 - own_err[idx]) * np.exp(logok.sum(axis=1))
+            p_E[idx] = 1.0 - (1.0 - own_err[idx]) * fmath.exp(logok.sum(axis=1))
         # service means over their ready pods
-        T[uniq] = w @ p_T[idx]
-        E[uniq] = w @ p_E[idx]
-        edge_fail[uniq] = w @ f_m
-        edge_tfail[uniq] = w @ ft_m
-        attempts[uniq] = w @ att_m
+        T[uniq] = _pod_mean(w, p_T[idx])
+        E[uniq] = _pod_mean(w, p_E[idx])
+        edge_fail[uniq] = _pod_mean(w, f_m)
+        edge_tfail[uniq] = _pod_mean(w, ft_m)
+        attempts[uniq] = _pod_mean(w, att_m)
     kind = np.where(
         ~(e_f > 1e-3), 0, np.where(e_refused, 1, np.where(e_dropped | (e_ft > 0.5 * e_f), 2, 3))
     )
@@ -445,8 +482,8 @@ def _routes(
     rc = topo.route_calls  # [R, n]
     rh = topo.route_hard
     lat = own_lat[fe_idx][:, None] + (rc[None, :, :] * call_lat[:, None, :]).sum(axis=2)
-    lf = np.log1p(-np.minimum(final, 1 - 1e-12))  # [P, n]
-    ok = np.exp((lf[:, None, :] * rc[None, :, :] * rh[None, :, :]).sum(axis=2))
+    lf = fmath.log1p(-np.minimum(final, 1 - 1e-12))  # [P, n]
+    ok = fmath.exp((lf[:, None, :] * rc[None, :, :] * rh[None, :, :]).sum(axis=2))
     err = 1.0 - (1.0 - own_err[fe_idx])[:, None] * ok
     route_lat[:] = lat.mean(axis=0)
     route_err[:] = err.mean(axis=0)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.sim import pods as P
 from sre_gym.sim.dynamics import TickOut, ndtr
 from sre_gym.telemetry.tsdb import TSDB, Family
@@ -279,7 +280,7 @@ class MetricWriter:
         self.c_bucket += np.floor(cnt[:, None] * cdf + unif[2 * n : 3 * n, None])
         self.c_bucket = np.maximum.accumulate(self.c_bucket, axis=1)
         self.c_bucket[:, -1] = np.maximum(self.c_bucket[:, -1], self.c_ok + self.c_err)
-        mean_ms = out.lat * np.exp(0.5 * topo.sigma**2)
+        mean_ms = out.lat * fmath.exp(0.5 * topo.sigma**2)
         self.c_sum += cnt * mean_ms
         tsdb.write(self.bucket, tick, self.bucket_rows.ravel(), self.c_bucket.ravel())
         tsdb.write(self.hsum, tick, self.hsum_rows, self.c_sum)
@@ -326,12 +327,12 @@ class MetricWriter:
         le = np.array(BUCKETS_MS)
         sig = topo.sigma[:, None]
         with np.errstate(divide="ignore"):
-            z = (np.log(le)[None, :] - np.log(np.maximum(out.lat, 1e-6))[:, None]) / sig
+            z = (fmath.log(le)[None, :] - fmath.log(np.maximum(out.lat, 1e-6))[:, None]) / sig
         cdf = ndtr(z)
         e = topo.entry
         if out.route_lat.size:
             zr = (
-                np.log(le)[None, :] - np.log(np.maximum(out.route_lat, 1e-6))[:, None]
+                fmath.log(le)[None, :] - fmath.log(np.maximum(out.route_lat, 1e-6))[:, None]
             ) / topo.sigma[e]
             w = out.route_rps / max(out.route_rps.sum(), 1e-9)
             cdf[e] = (w[:, None] * ndtr(zr)).sum(axis=0)

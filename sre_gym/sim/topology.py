@@ -104,7 +104,7 @@ def compile_topology(app_name: str) -> Topology:
     # computed from the routes themselves.
     entry = idx[app.router or app.entrypoint]
     ingress = idx[app.entrypoint]
-    calls[entry] = (w / w.sum()) @ rcalls
+    calls[entry] = ((w / w.sum())[:, None] * rcalls).sum(axis=0)  # (not BLAS: see dynamics)
     level[entry] = level.max() + 1
     if ingress != entry:
         # a pass-through gateway: one call to the router per request (plus its own edges, if any)

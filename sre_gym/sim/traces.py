@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.clock import rfc3339
 from sre_gym.sim.logs import _edge_error
 
@@ -51,14 +52,15 @@ class _Tick:
         if own is not None:
             self.own = np.maximum(own[k], 0.05)
         else:
-            below = topo.calls @ self.lat
+            below = (topo.calls * self.lat[None, :]).sum(axis=1)
             self.own = np.maximum(self.lat - below, np.maximum(0.2 * self.lat, 0.05))
         # retries per call implied by the recorded attempts (sum of f^i for i <= r)
         with np.errstate(divide="ignore", invalid="ignore"):
             per_call = att / (self.served[:, None] * topo.calls)
         per_call = np.where(np.isfinite(per_call), per_call, 1.0)
         f = np.clip(self.fail, 0.0, 1.0)
-        sums = np.cumsum(f[None, :, :] ** np.arange(MAX_RETRIES + 1)[:, None, None], axis=0)
+        powers = fmath.ipow(f[None, :, :], np.arange(MAX_RETRIES + 1)[:, None, None])
+        sums = np.cumsum(powers, axis=0)
         self.retries = np.argmin(np.abs(sums - per_call[None]), axis=0)
 
 
@@ -102,7 +104,7 @@ class _Gen:
             "start_offset_ms": round(start, 3),
         }
         self.spans.append(span)
-        own = float(tk.own[s]) * float(np.exp(topo.sigma[s] * g.standard_normal()))
+        own = float(tk.own[s]) * float(fmath.exp(topo.sigma[s] * g.standard_normal()))
         cursor = start + 0.5 * own
         error: str | None = None
         if g.random() < tk.own_err[s]:

@@ -7,14 +7,11 @@ the entry point per route. The arrays are ``[E, n, C]`` per slot of a serving de
 ``[E, m, C]`` per (slot, edge of its service) at each level of the call graph; a service's value is
 the mean over its ready slots.
 
-Differs from the full simulator: the offered load is propagated level by level down the (acyclic)
-call graph instead of solved with ``np.linalg.solve``, and means over pods are masked sums instead
-of ``w @ x`` products (BLAS, whose order of summation and fused multiply-adds no batched form
-reproduces), so values agree to rounding (about 1e-15 relative), not bit for bit; all else is the
-same formula (tests/twin/test_conformance.py). The rounding stays at that size except where a
-callee fails all but about 1e-12 of its calls: there the attempts ``(1 - f**tries) / (1 - f)``
-divide by ``1 - f``, computed with four significant digits, and the two engines' last-bit
-difference becomes one of 1e-5 to 1e-4; floored counts can then differ by one (docs/twin.md).
+Differs from the full simulator: a service's mean sums its ready slots in slot order, the full
+simulator its pods in creation order (both numpy sums, with the same offered load, elementary
+functions and attempts: ``sim.dynamics.offered_load``, ``sre_gym.fmath``,
+``expected_attempts``), so with three or more pods values can differ in the last bit (about 1e-15
+relative), not more (tests/twin/test_conformance.py; docs/twin.md).
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.clock import EPOCH
 from sre_gym.sim.dynamics import (
     DROP_HANG_MS,
@@ -195,7 +193,7 @@ def step(prm: TwinParams, s: TwinState, t: np.ndarray, rps: np.ndarray) -> TickO
                 f = np.where(pw, 1.0 - (1.0 - f) * (1.0 - pool_f), f)
                 ft = np.where(pw, 1.0 - (1.0 - ft) * (1.0 - pool_f), ft)
                 tc = np.where(pw, tc * np.where(uu > 1.0, np.minimum(uu, 20.0), 1.0), tc)
-            final = f**tries
+            final = fmath.ipow(f, tries)
             att = expected_attempts(f, final, tries)
             call_lat = (
                 np.where(refused, 1.0 + pd, np.where(dropped, hang, np.minimum(tc, to))) * att
@@ -216,14 +214,14 @@ def step(prm: TwinParams, s: TwinState, t: np.ndarray, rps: np.ndarray) -> TickO
                 )
             else:
                 lat_e = lvl.calls[None, :, None] * call_lat
-                logok = np.log1p(-np.minimum(final, 1 - 1e-12)) * lvl.hard[None, :, None]
+                logok = fmath.log1p(-np.minimum(final, 1 - 1e-12)) * lvl.hard[None, :, None]
                 sum_lat = np.add.reduceat(lat_e, lvl.starts, axis=1)  # [E, calling, C]
                 sum_ok = np.add.reduceat(logok, lvl.starts, axis=1)
                 cs = lvl.calling
                 p_T[:, u] = own_lat[:, u]
                 p_E[:, u] = 1.0 - (1.0 - own_err[:, u])
                 p_T[:, cs] = own_lat[:, cs] + sum_lat
-                p_E[:, cs] = 1.0 - (1.0 - own_err[:, cs]) * np.exp(sum_ok)
+                p_E[:, cs] = 1.0 - (1.0 - own_err[:, cs]) * fmath.exp(sum_ok)
             ks = k[:, src]
             edge_fail[:, m] = np.where(ks > 0, _mean(f, rdy, ks), 0.0)
             edge_tfail[:, m] = np.where(ks > 0, _mean(ft, rdy, ks), 0.0)
@@ -319,8 +317,8 @@ def _routes(lay, lvl, own_lat, own_err, call_lat, final, ready, route_lat, route
     rc = topo.route_calls[:, lvl.dst]  # [R, me]
     rh = topo.route_hard[:, lvl.dst]
     lat = own_lat[:, e0, None, :] + (rc[None, :, :, None] * call_lat[:, None, :, :]).sum(axis=2)
-    lf = np.log1p(-np.minimum(final, 1 - 1e-12))
-    ok = np.exp((lf[:, None, :, :] * (rc * rh)[None, :, :, None]).sum(axis=2))  # [E, R, C]
+    lf = fmath.log1p(-np.minimum(final, 1 - 1e-12))
+    ok = fmath.exp((lf[:, None, :, :] * (rc * rh)[None, :, :, None]).sum(axis=2))  # [E, R, C]
     err = 1.0 - (1.0 - own_err[:, e0, None, :]) * ok
     rdy = ready[:, e0][:, None, :]
     k = rdy.sum(axis=2)

@@ -17,6 +17,7 @@ import functools
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.clock import EPOCH, MAX_REPLICAS, TICK_S
 from sre_gym.envs.numeric_layout import (
     GLOBAL_FEATURES,
@@ -181,10 +182,10 @@ def observe(prm: TwinParams, s: TwinState) -> np.ndarray:
         per[k] = out
     f = np.zeros((s.E, n, len(SERVICE_FEATURES)))
     r = per["rps"]
-    f[:, :, COL["rps"]] = np.log1p(np.maximum(r, 0.0)) / 10
+    f[:, :, COL["rps"]] = fmath.log1p(np.maximum(r, 0.0)) / 10
     with np.errstate(divide="ignore", invalid="ignore"):
         f[:, :, COL["error_ratio"]] = np.where(r > 0, per["errors"] / r, 0.0)
-    f[:, :, COL["p95"]] = np.log1p(np.maximum(per["p95"], 0.0)) / 12
+    f[:, :, COL["p95"]] = fmath.log1p(np.maximum(per["p95"], 0.0)) / 12
     f[:, :, COL["ready"]] = per["ready"] / 20
     f[:, :, COL["desired"]] = per["desired"] / 20
     f[:, :, COL["restarts"]] = per["restarts"] / 20
@@ -202,7 +203,7 @@ def observe(prm: TwinParams, s: TwinState) -> np.ndarray:
     e, d = np.indices(pos.shape)
     created = np.floor(dp.rv_created[e, d, pos])[:, :n]
     t = (EPOCH + (s.ep.tick - 1) * TICK_S).astype(float)[:, None]
-    f[:, :, COL["revision_age"]] = np.log1p(np.maximum(0.0, t - created)) / 10
+    f[:, :, COL["revision_age"]] = fmath.log1p(np.maximum(0.0, t - created)) / 10
     f[:, :, COL["env_drift"]] = drift(prm, s)[:, :n].sum(axis=2) / 5
     fire = firing(s)
     cnt = entity_alerts(s, fire, lay.U)

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.orchestrator.faults import PROBE_TAIL_S
 from sre_gym.scoring.rules import norm  # noqa: F401  (the scorer's rules, stated once)
@@ -49,7 +50,7 @@ def sli(s: TwinState, out: TickOut, sigma: np.ndarray):
     tf = np.where(rows[:, :, None], tel.w_tfail, 0.0).sum(axis=1) / att
     f = fresh[:, None]
     own = np.where(f, out.own_err, own)
-    p95 = np.where(f, out.own_lat * np.exp(_Z95 * sigma)[None, :], p95)
+    p95 = np.where(f, out.own_lat * fmath.exp(_Z95 * sigma)[None, :], p95)
     bad = np.where(f, out.corrupt, bad)
     tf = np.where(f, out.edge_tfail, tf)
     served = np.where(f, out.served, served)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.clock import TICK_S
 from sre_gym.sim.dynamics import _Z95, ndtr
 from sre_gym.sim.metrics import BUCKETS_MS
@@ -24,7 +25,7 @@ from sre_gym.twin.episode import telemetry_draws
 from sre_gym.twin.series import WI, WL, WP, series_index
 from sre_gym.twin.state import TwinParams, TwinState
 
-_LOG_LE = np.log(np.array(BUCKETS_MS))
+_LOG_LE = fmath.log(np.array(BUCKETS_MS))
 
 
 def deployment_status(prm: TwinParams, s: TwinState) -> dict[str, np.ndarray]:
@@ -54,12 +55,12 @@ def _latency_cdf(prm: TwinParams, out: TickOut) -> np.ndarray:
     topo = prm.layout.topo
     sig = topo.sigma[None, :, None]
     with np.errstate(divide="ignore"):
-        z = (_LOG_LE[None, None, :] - np.log(np.maximum(out.lat, 1e-6))[:, :, None]) / sig
+        z = (_LOG_LE[None, None, :] - fmath.log(np.maximum(out.lat, 1e-6))[:, :, None]) / sig
     cdf = ndtr(z)
     e = topo.entry
     if out.route_lat.shape[1]:
         zr = (
-            _LOG_LE[None, None, :] - np.log(np.maximum(out.route_lat, 1e-6))[:, :, None]
+            _LOG_LE[None, None, :] - fmath.log(np.maximum(out.route_lat, 1e-6))[:, :, None]
         ) / topo.sigma[e]
         w = out.route_rps / np.maximum(out.route_rps.sum(axis=1, keepdims=True), 1e-9)
         cdf[:, e] = (w[:, :, None] * ndtr(zr)).sum(axis=1)
@@ -205,7 +206,7 @@ def push_window(prm: TwinParams, s: TwinState, out: TickOut) -> None:
     sig = prm.layout.topo.sigma
     tel.w_served[er, i] = out.served
     tel.w_errs[er, i] = out.own_err * out.served
-    tel.w_lat[er, i] = out.own_lat * np.exp(_Z95 * sig)[None, :] * out.served
+    tel.w_lat[er, i] = out.own_lat * fmath.exp(_Z95 * sig)[None, :] * out.served
     tel.w_bad[er, i] = out.corrupt * out.served
     tel.w_att[er, i] = out.edge_att
     tel.w_tfail[er, i] = out.edge_tfail * out.edge_att

@@ -31,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from sre_gym import fmath
 from sre_gym.backends.base import OperationError, alert_entities
 from sre_gym.envs.numeric_layout import GLOBAL_FEATURES, QUERIES, SERVICE_FEATURES, WINDOW
 from sre_gym.sim.topology import compile_topology
@@ -148,9 +149,9 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         filed = {c for inc in base.toolbox.open_incidents() for c in inc["root_cause_services"]}
         for s, i in svc_i.items():
             r = rps.get(s, 0.0)
-            f[i, col["rps"]] = math.log1p(max(r, 0.0)) / 10
+            f[i, col["rps"]] = max(r, 0.0)  # (log-scaled below, as p95 and revision_age)
             f[i, col["error_ratio"]] = errs.get(s, 0.0) / r if r > 0 else 0.0
-            f[i, col["p95"]] = math.log1p(max(p95.get(s, 0.0), 0.0)) / 12
+            f[i, col["p95"]] = max(p95.get(s, 0.0), 0.0)
             f[i, col["ready"]] = ready.get(s, 0.0) / 20
             f[i, col["desired"]] = desired.get(s, 0.0) / 20
             f[i, col["restarts"]] = restarts.get(s, 0.0) / 20
@@ -169,8 +170,10 @@ class NumericObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
                 age = max(0.0, t - _ts(hist[-1]["created"])) if hist else 0.0
             except (OperationError, KeyError, ValueError):
                 dep, age = None, 0.0
-            f[i, col["revision_age"]] = math.log1p(age) / 10
+            f[i, col["revision_age"]] = age
             f[i, col["env_drift"]] = len(env_drift(b, s, dep)) / 5 if dep is not None else 0.0
+        for name, scale in (("rps", 10), ("p95", 12), ("revision_age", 10)):
+            f[:, col[name]] = fmath.log1p(f[:, col[name]]) / scale
         alerts = base.alerts_view(copy=False)
         firing = [a for a in alerts if a["state"] == "firing"]
         for a in firing:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.catalogs.arena.schema import Substrate
 
 SQRT2 = math.sqrt(2.0)
@@ -46,7 +47,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
     t = 1.0 / (1.0 + 0.3275911 * x)
     y = 1.0 - (
         ((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592
-    ) * t * np.exp(-x * x)
+    ) * t * fmath.exp(-x * x)
     return s * y
 
 
@@ -376,7 +377,7 @@ def _cancelled(dur_ms: np.ndarray, timeouts_ms: np.ndarray) -> np.ndarray:
     out = np.zeros_like(dur_ms, dtype=float)
     for t in timeouts_ms:
         if t > 0:
-            z = (np.log(t) - np.log(np.maximum(dur_ms, 1e-6))) / (STATEMENT_SIGMA * SQRT2)
+            z = (fmath.log(t) - fmath.log(np.maximum(dur_ms, 1e-6))) / (STATEMENT_SIGMA * SQRT2)
             out += 0.5 * (1.0 - _erf(z))
     return out / len(timeouts_ms)
 

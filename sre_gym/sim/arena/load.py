@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.catalogs.arena.schema import Load, Substrate
 from sre_gym.rng import Streams
 
@@ -67,5 +68,5 @@ def noise(lanes: list[str], streams: Streams, horizon: int) -> np.ndarray:
     """Per-second multiplicative latency noise (lognormal, sigma 0.05) per lane."""
     out = np.empty((len(lanes), horizon))
     for i, name in enumerate(lanes):
-        out[i] = np.exp(0.05 * streams.gen(f"arena:noise:{name}").standard_normal(horizon))
+        out[i] = fmath.exp(0.05 * streams.gen(f"arena:noise:{name}").standard_normal(horizon))
     return out

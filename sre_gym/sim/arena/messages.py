@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.catalogs.arena.schema import MessageSpec
 
 GUARD = "postgres.idle_in_transaction_session_timeout"
@@ -149,7 +150,7 @@ class MessageStore:
         for s in range(T):
             per = sends_ok[s] * self.share
             if mode == "rmw":
-                p = 1.0 - np.exp(-per * gap)
+                p = 1.0 - fmath.exp(-per * gap)
                 new = per * p
                 self.dups += new
                 self.since_dup += np.where(self.dups > 0, per, 0.0)

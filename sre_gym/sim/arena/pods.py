@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.catalogs.arena.schema import Substrate
 from sre_gym.rng import Streams
 
@@ -129,7 +130,7 @@ class Deployments:
         if d is None or ttl_s <= 0:
             return out
         for t0 in d.started:
-            out += np.exp(-np.maximum(secs - t0, 0.0) / ttl_s)
+            out += fmath.exp(-np.maximum(secs - t0, 0.0) / ttl_s)
         return out / len(d.started)
 
     def generations(self, svc: str) -> list[tuple[float, dict[str, Any]]]:

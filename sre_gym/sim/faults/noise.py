@@ -116,6 +116,7 @@ class NoiseEvent:
 
 def baseline_utilisation(app: App) -> dict[str, float]:
     """Each serving service's CPU utilisation per pod (share of its limit) at the base load."""
+    from sre_gym.sim.dynamics import offered_load
     from sre_gym.sim.topology import compile_topology
 
     topo = compile_topology(app.name)
@@ -123,7 +124,7 @@ def baseline_utilisation(app: App) -> dict[str, float]:
     rps = lg.users / (0.5 * (lg.wait_s[0] + lg.wait_s[1]) + 0.3) * lg.requests_per_task
     src = np.zeros(topo.n)
     src[topo.ingress] = rps
-    lam = np.maximum(np.linalg.solve((np.eye(topo.n) - topo.calls).T, src), 0.0)
+    lam = np.maximum(offered_load(topo, topo.calls, src), 0.0)
     out = {}
     for i, name in enumerate(topo.names):
         s = app.service(name)

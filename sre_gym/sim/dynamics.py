@@ -28,6 +28,7 @@ from sre_gym import fmath
 from sre_gym.sim.topology import Topology
 
 SLOW_MS = 2500.0
+LOG_SLOW = float(fmath.log(SLOW_MS))
 STATE_LOSS_S, STATE_LOSS_ERR = 90.0, 0.5  # a new stateful pod has lost its data: lookups miss
 NEAR_ONE = 1e-3  # failure probabilities within this of 1 take the term-by-term attempts
 DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this long
@@ -101,10 +102,17 @@ def expected_attempts(f: np.ndarray, final: np.ndarray, tries: np.ndarray) -> np
     return att
 
 
-def lognorm_sf(threshold: np.ndarray, median: np.ndarray, sigma: np.ndarray | float) -> np.ndarray:
-    """P(X > threshold) for log-normal X with the given median (inf thresholds give 0)."""
+def lognorm_sf(
+    threshold: np.ndarray,
+    median: np.ndarray,
+    sigma: np.ndarray | float,
+    log_threshold: np.ndarray | None = None,
+) -> np.ndarray:
+    """P(X > threshold) for log-normal X with the given median (inf thresholds give 0);
+    ``log_threshold``: ``fmath.log(threshold)``, where the caller has it already."""
+    lt = fmath.log(threshold) if log_threshold is None else log_threshold
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = (fmath.log(threshold) - fmath.log(np.maximum(median, 1e-9))) / sigma
+        z = (lt - fmath.log(np.maximum(median, 1e-9))) / sigma
     out = 1.0 - ndtr(np.where(np.isfinite(z), z, 50.0))
     return np.where(np.isinf(threshold), 0.0, out)
 
@@ -341,6 +349,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
     # what the used edges read that no level changes
     eb = beh[eq]
     e_to = x.beh_timeout[eb, ej]
+    e_log_to = fmath.log(e_to)
     e_refused = x.beh_addr_bad[eb, ej] | x.svc_broken[plan.svc, ej] | ~has[ej]
     e_dropped = x.blocked[plan.svc, ej]
     e_bad = e_refused | e_dropped
@@ -375,7 +384,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         tc = T[pj] + e_pd[sl]
         if cross_ms:
             tc = tc + e_cross[sl]
-        p_to = lognorm_sf(to, tc, lvl.sig)
+        p_to = lognorm_sf(to, tc, lvl.sig, e_log_to[sl])
         f = np.where(bad, 1.0, 1.0 - (1.0 - E[pj]) * (1.0 - p_to))
         ft = np.where(bad, 1.0, p_to)
         if pool_on:
@@ -432,7 +441,7 @@ def step(topo: Topology, x: Inputs) -> TickOut:
         r_err = 1.0 - (1.0 - route_err) * (1.0 - g_err)
         r_lat = route_lat + g_lat
         ent_failed = float((w * r_err).sum())
-        slow = lognorm_sf(np.full_like(r_lat, SLOW_MS), r_lat, sig[g])
+        slow = lognorm_sf(np.full_like(r_lat, SLOW_MS), r_lat, sig[g], LOG_SLOW)
         ent_slow = float((w * (1.0 - r_err) * slow).sum())
     else:
         ent_failed, ent_slow = 1.0, 0.0

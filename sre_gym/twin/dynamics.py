@@ -24,6 +24,7 @@ from sre_gym import fmath
 from sre_gym.clock import EPOCH
 from sre_gym.sim.dynamics import (
     DROP_HANG_MS,
+    LOG_SLOW,
     SLOW_MS,
     STATE_LOSS_ERR,
     STATE_LOSS_S,
@@ -177,7 +178,8 @@ def step(prm: TwinParams, s: TwinState, t: np.ndarray, rps: np.ndarray) -> TickO
                 zs = zone[:, src]  # [E, me, C]
                 kz = k_zone[er[:, None, None], dst[None, :, None], zs]
                 tc = tc + cross_ms * ((kz == 0) & has[:, dst, None])
-            p_to = lognorm_sf(to, tc, lvl.sig[None, :, None])
+            log_to = dft.log_timeout[eb, m[None, :, None]]
+            p_to = lognorm_sf(to, tc, lvl.sig[None, :, None], log_to)
             f = np.where(bad, 1.0, 1.0 - (1.0 - Err[:, dst, None]) * (1.0 - p_to))
             ft = np.where(bad, 1.0, p_to)
             # the level runs the pool model when a ready pod of it has a bounded pool
@@ -245,7 +247,7 @@ def step(prm: TwinParams, s: TwinState, t: np.ndarray, rps: np.ndarray) -> TickO
         g_err = 1.0 - (1.0 - Err[:, g]) / np.maximum(1.0 - Err[:, e0], 1e-12)
     r_err = 1.0 - (1.0 - route_err) * (1.0 - g_err[:, None])
     r_lat = route_lat + g_lat[:, None]
-    slow = lognorm_sf(np.full_like(r_lat, SLOW_MS), r_lat, topo.sigma[g])
+    slow = lognorm_sf(np.full_like(r_lat, SLOW_MS), r_lat, topo.sigma[g], LOG_SLOW)
     ent_failed = np.where(ok, (wr * r_err).sum(axis=1), 1.0)
     ent_slow = np.where(ok, (wr * (1.0 - r_err) * slow).sum(axis=1), 0.0)
     kk = np.maximum(k, 1.0)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sre_gym import fmath
 from sre_gym.catalogs import load_catalog
 from sre_gym.catalogs.schema import ProbeSpec, parse_cpu, parse_mem
 from sre_gym.orchestrator.changes import _footprint
@@ -88,6 +89,7 @@ class DefectTables:
     corrupt: np.ndarray
     consume: np.ndarray
     timeout: np.ndarray  # [ND+1, M] ms per edge (the caller's defect overrides it)
+    log_timeout: np.ndarray  # [ND+1, M] fmath.log of it (inf where unbounded)
     retries: np.ndarray  # [ND+1, M]
     pool: np.ndarray  # [ND+1, M]
     broken: np.ndarray  # [ND+1, M] bool
@@ -316,6 +318,7 @@ def _defects(lay: Layout) -> DefectTables:
         cpu_mult=cpu_mult,
         crash_after=crash,
         timeout=timeout,
+        log_timeout=fmath.log(timeout),
         retries=retries,
         pool=pool,
         broken=broken,

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import promql_parser as pp
 
+from sre_gym import fmath
+
 from . import histogram, rangefuncs, spanfuncs
 from .gomath import go_log, go_log2, go_log10, go_max, go_min
 from .grouping import Dedup, LabelCache, dropped, map_values
@@ -51,7 +53,7 @@ _SIMPLE = {
     "abs": np.abs,
     "ceil": np.ceil,
     "floor": np.floor,
-    "exp": np.exp,
+    "exp": fmath.exp,
     "sqrt": np.sqrt,
     "ln": go_log,
     "log2": go_log2,

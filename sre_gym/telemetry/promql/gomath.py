@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sre_gym import fmath
+
 # Go evaluates these constant expressions exactly and rounds once; so do these literals.
 _INV_LN2 = 1.442695040888963407359924681001892137  # 1/Ln2
 _INV_LN10 = 0.434294481903251827651128918916605082294397005803666566114  # 1/Ln10
@@ -23,42 +25,9 @@ def go_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a == 0) & (b == 0), -((-a) + (-b)), np.minimum(a, b))
 
 
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_L = (
-    6.666666666666735130e-01,
-    3.999999999940941908e-01,
-    2.857142874366239149e-01,
-    2.222219843214978396e-01,
-    1.818357216161805012e-01,
-    1.531383769920937332e-01,
-    1.479819860511658591e-01,
-)
-_SQRT2_2 = 0.70710678118654752440084436210484903928483593768847
-
-
-def go_log(v: np.ndarray) -> np.ndarray:
-    """``math.Log`` (FreeBSD ``e_log.c`` algorithm, as Go uses it), vectorised."""
-    x = np.asarray(v, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        f1, ki = np.frexp(x)
-        small = f1 < _SQRT2_2
-        f1 = np.where(small, f1 * 2, f1)
-        k = (ki - small).astype(np.float64)
-        f = f1 - 1
-        s = f / (2 + f)
-        s2 = s * s
-        s4 = s2 * s2
-        l1, l2, l3, l4, l5, l6, l7 = _L
-        t1 = s2 * (l1 + s4 * (l3 + s4 * (l5 + s4 * l7)))
-        t2 = s4 * (l2 + s4 * (l4 + s4 * l6))
-        r = t1 + t2
-        hfsq = 0.5 * f * f
-        out = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
-        special = ~np.isfinite(x) | (x <= 0)
-        if special.any():
-            out = np.where(special, np.log(x), out)
-    return out
+# Go's math.Log is fdlibm's e_log.c algorithm, as sre_gym.fmath.log; its Exp (in math.Pow too)
+# fdlibm's e_exp.c, as fmath.exp
+go_log = fmath.log
 
 
 def go_log2(v: np.ndarray) -> np.ndarray:
@@ -131,7 +100,7 @@ def go_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             up = yfr > 0.5
             yfr = np.where(up, yfr - 1, yfr)
             yir = np.where(up, yir + 1, yir)
-            a1 = np.where(yfr != 0, np.exp(yfr * go_log(xr)), 1.0)
+            a1 = np.where(yfr != 0, fmath.exp(yfr * go_log(xr)), 1.0)
             ae = np.zeros(xr.shape, dtype=np.int64)
             x1, xe = np.frexp(xr)
             xe = xe.astype(np.int64)

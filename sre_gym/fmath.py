@@ -50,9 +50,8 @@ def exp(v) -> np.ndarray:
     p1, p2, p3, p4, p5 = _P
     c = r - t * (p1 + t * (p2 + t * (p3 + t * (p4 + t * p5))))
     y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
-    with np.errstate(over="ignore", under="ignore"):  # (0 below the range, inf above it)
-        if np.isnan(k).any():  # (NaN in, NaN out)
-            return np.where(np.isnan(x), x, np.ldexp(y, np.nan_to_num(k).astype(np.int64)))
+    # 0 below the range, inf above it; NaN stays NaN (y is NaN whatever k becomes)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         return np.ldexp(y, k.astype(np.int64))
 
 
@@ -60,13 +59,14 @@ def log(v) -> np.ndarray:
     """The natural logarithm (fdlibm ``e_log.c``: ``x = 2 ** k (1 + f)``, a polynomial in
     ``s = f / (2 + f)``); ``log(0) = -inf``, NaN below 0."""
     x = np.asarray(v, dtype=np.float64)
-    special = ~(x > 0.0) | (x == np.inf)  # 0, negatives, inf and NaN: by definition, below
-    odd = bool(special.any())
+    # 0, negatives, inf and NaN are answered by definition, below
+    odd = not (x.min(initial=1.0) > 0.0 and x.max(initial=1.0) < np.inf)
+    if odd:
+        special = ~(x > 0.0) | (x == np.inf)
     f1, ki = np.frexp(np.where(special, 1.0, x) if odd else x)
     small = f1 < _SQRT2_2
-    f1 = np.where(small, f1 + f1, f1)
-    k = (ki - small).astype(np.float64)
-    f = f1 - 1.0
+    f = np.where(small, f1 + f1, f1) - 1.0
+    k = ki - small  # (whole numbers: exact as floats below)
     s = f / (2.0 + f)
     s2 = s * s
     s4 = s2 * s2
@@ -85,9 +85,13 @@ def log1p(v) -> np.ndarray:
     x = np.asarray(v, dtype=np.float64)
     u = 1.0 + x
     d = u - 1.0
-    ok = (d != 0.0) & (d < np.inf)  # (else v itself, or log(u) for inf and NaN)
+    one = d == 0.0
     lu = log(u)
-    return np.where(ok, lu * (x / np.where(ok, d, 1.0)), np.where(d == 0.0, x, lu))
+    with np.errstate(invalid="ignore"):  # (inf / inf where v is inf: replaced below)
+        out = np.where(one, x, lu * (x / np.where(one, 1.0, d)))
+    if not np.abs(x).max(initial=0.0) < np.inf:  # inf or NaN in: log(u) is the answer there
+        out = np.where(np.isfinite(x), out, lu)
+    return out
 
 
 def ipow(base, n) -> np.ndarray:

@@ -35,6 +35,20 @@ DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this
 _Z95 = 1.6448536269514722
 
 
+_P95: dict[bytes, np.ndarray] = {}
+
+
+def p95_factor(sigma: np.ndarray) -> np.ndarray:
+    """``exp(z95 sigma)``: a log-normal's 95th percentile over its median, per spread (memoised:
+    the spreads are the topology's)."""
+    sigma = np.asarray(sigma, dtype=np.float64)
+    key = sigma.tobytes()
+    hit = _P95.get(key)
+    if hit is None:
+        hit = _P95[key] = fmath.exp(_Z95 * sigma)
+    return hit
+
+
 def ndtr(x: np.ndarray) -> np.ndarray:
     """Standard normal CDF (Abramowitz-Stegun 7.1.26, |error| < 1.5e-7), vectorised."""
     z = np.abs(x) / np.sqrt(2.0)

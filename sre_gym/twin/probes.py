@@ -17,11 +17,10 @@ import math
 
 import numpy as np
 
-from sre_gym import fmath
 from sre_gym.clock import EPOCH, TICK_S
 from sre_gym.orchestrator.faults import PROBE_TAIL_S
 from sre_gym.scoring.rules import norm  # noqa: F401  (the scorer's rules, stated once)
-from sre_gym.sim.dynamics import _Z95
+from sre_gym.sim.dynamics import p95_factor
 from sre_gym.sim.faults.probes import ANSWERING_ERR_MAX, RESTART_QUIET_S, STUCK_GRACE_S
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, TERMINATING, ready_at
 from sre_gym.twin import faults as F
@@ -50,7 +49,7 @@ def sli(s: TwinState, out: TickOut, sigma: np.ndarray):
     tf = np.where(rows[:, :, None], tel.w_tfail, 0.0).sum(axis=1) / att
     f = fresh[:, None]
     own = np.where(f, out.own_err, own)
-    p95 = np.where(f, out.own_lat * fmath.exp(_Z95 * sigma)[None, :], p95)
+    p95 = np.where(f, out.own_lat * p95_factor(sigma)[None, :], p95)
     bad = np.where(f, out.corrupt, bad)
     tf = np.where(f, out.edge_tfail, tf)
     served = np.where(f, out.served, served)

@@ -17,15 +17,13 @@ import numpy as np
 
 from sre_gym import fmath
 from sre_gym.clock import TICK_S
-from sre_gym.sim.dynamics import _Z95, ndtr
-from sre_gym.sim.metrics import BUCKETS_MS
+from sre_gym.sim.dynamics import ndtr, p95_factor
+from sre_gym.sim.metrics import LOG_LE
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, NODE_GRACE_S, PENDING, RUNNING, TERMINATING
 from sre_gym.twin.dynamics import TickOut
 from sre_gym.twin.episode import telemetry_draws
 from sre_gym.twin.series import WI, WL, WP, series_index
 from sre_gym.twin.state import TwinParams, TwinState
-
-_LOG_LE = fmath.log(np.array(BUCKETS_MS))
 
 
 def deployment_status(prm: TwinParams, s: TwinState) -> dict[str, np.ndarray]:
@@ -55,12 +53,12 @@ def _latency_cdf(prm: TwinParams, out: TickOut) -> np.ndarray:
     topo = prm.layout.topo
     sig = topo.sigma[None, :, None]
     with np.errstate(divide="ignore"):
-        z = (_LOG_LE[None, None, :] - fmath.log(np.maximum(out.lat, 1e-6))[:, :, None]) / sig
+        z = (LOG_LE[None, None, :] - fmath.log(np.maximum(out.lat, 1e-6))[:, :, None]) / sig
     cdf = ndtr(z)
     e = topo.entry
     if out.route_lat.shape[1]:
         zr = (
-            _LOG_LE[None, None, :] - fmath.log(np.maximum(out.route_lat, 1e-6))[:, :, None]
+            LOG_LE[None, None, :] - fmath.log(np.maximum(out.route_lat, 1e-6))[:, :, None]
         ) / topo.sigma[e]
         w = out.route_rps / np.maximum(out.route_rps.sum(axis=1, keepdims=True), 1e-9)
         cdf[:, e] = (w[:, :, None] * ndtr(zr)).sum(axis=1)
@@ -206,7 +204,7 @@ def push_window(prm: TwinParams, s: TwinState, out: TickOut) -> None:
     sig = prm.layout.topo.sigma
     tel.w_served[er, i] = out.served
     tel.w_errs[er, i] = out.own_err * out.served
-    tel.w_lat[er, i] = out.own_lat * fmath.exp(_Z95 * sig)[None, :] * out.served
+    tel.w_lat[er, i] = out.own_lat * p95_factor(sig)[None, :] * out.served
     tel.w_bad[er, i] = out.corrupt * out.served
     tel.w_att[er, i] = out.edge_att
     tel.w_tfail[er, i] = out.edge_tfail * out.edge_att

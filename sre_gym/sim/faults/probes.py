@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sre_gym import fmath
 from sre_gym.orchestrator.faults import Injection
-from sre_gym.sim.dynamics import _Z95, TickOut
+from sre_gym.sim.dynamics import TickOut, p95_factor
 from sre_gym.sim.pods import BACKOFF, IMAGE_WAIT, RUNNING, ready_at
 
 if TYPE_CHECKING:
@@ -209,7 +208,7 @@ class Window:
         i = self.k % WINDOW_TICKS
         self.served[i] = out.served
         self.errs[i] = out.own_err * out.served
-        self.lat[i] = out.own_lat * fmath.exp(_Z95 * sigma) * out.served
+        self.lat[i] = out.own_lat * p95_factor(sigma) * out.served
         self.bad[i] = out.corrupt * out.served
         self.att[i] = out.edge_att
         self.tfail[i] = out.edge_tfail * out.edge_att
@@ -218,7 +217,7 @@ class Window:
     def read(self, out: TickOut, sigma: np.ndarray) -> SLIs:
         """The SLIs of the window ending one tick ago (the current tick alone before any tick)."""
         if self.k == 0:
-            p95 = out.own_lat * fmath.exp(_Z95 * sigma)
+            p95 = out.own_lat * p95_factor(sigma)
             return SLIs(out.own_err, p95, out.corrupt, out.edge_tfail, out.served)
         rows = slice(0, min(self.k, WINDOW_TICKS))  # the ring is full after WINDOW_TICKS pushes
         served = self.served[rows].sum(axis=0)

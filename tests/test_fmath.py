@@ -101,7 +101,10 @@ def test_the_world_does_not_depend_on_the_cpus_kernels():
     dispatch target above the build's baseline: AVX2 and AVX-512 on x86) and OpenBLAS told it runs
     on an older core give the same bundle, bit for bit: nothing in the world goes through
     numpy's SIMD transcendental kernels, BLAS or LAPACK."""
-    from numpy._core._multiarray_umath import __cpu_dispatch__
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__
+    except ImportError:  # numpy 1.x
+        from numpy.core._multiarray_umath import __cpu_dispatch__
 
     other = {"NPY_DISABLE_CPU_FEATURES": " ".join(__cpu_dispatch__)}
     if platform.machine() in ("x86_64", "AMD64"):

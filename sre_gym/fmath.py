@@ -6,7 +6,8 @@ bit for a few percent of arguments (measured here: ``np.exp`` on 46,164 of a mil
 against the C library's), so a world that used them would give other telemetry, alerts and, rarely,
 scores on another machine. These functions use only ``+ - * /``, comparisons and exact scaling by
 powers of two, which every IEEE 754 machine rounds alike: the classic fdlibm algorithms (within one
-unit in the last place of the exact result), vectorised.
+unit in the last place of the exact result), vectorised. (``np.sin``, for the diurnal load, is
+left as numpy's: its float64 loop gave the same bits with the CPU-specific kernels on and off.)
 """
 
 from __future__ import annotations

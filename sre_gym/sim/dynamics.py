@@ -35,18 +35,27 @@ DROP_HANG_MS = 20000.0  # a denied connection with no client deadline hangs this
 _Z95 = 1.6448536269514722
 
 
-_P95: dict[bytes, np.ndarray] = {}
+_SPREAD: dict[tuple[bool, bytes], np.ndarray] = {}
+
+
+def _spread(sigma: np.ndarray, p95: bool) -> np.ndarray:
+    # memoised per spread vector: the spreads are the topology's, the same every tick
+    sigma = np.asarray(sigma, dtype=np.float64)
+    key = (p95, sigma.tobytes())
+    hit = _SPREAD.get(key)
+    if hit is None:
+        hit = _SPREAD[key] = fmath.exp(_Z95 * sigma if p95 else 0.5 * sigma**2)
+    return hit
 
 
 def p95_factor(sigma: np.ndarray) -> np.ndarray:
-    """``exp(z95 sigma)``: a log-normal's 95th percentile over its median, per spread (memoised:
-    the spreads are the topology's)."""
-    sigma = np.asarray(sigma, dtype=np.float64)
-    key = sigma.tobytes()
-    hit = _P95.get(key)
-    if hit is None:
-        hit = _P95[key] = fmath.exp(_Z95 * sigma)
-    return hit
+    """``exp(z95 sigma)``: a log-normal's 95th percentile over its median."""
+    return _spread(sigma, True)
+
+
+def mean_factor(sigma: np.ndarray) -> np.ndarray:
+    """``exp(sigma ** 2 / 2)``: a log-normal's mean over its median."""
+    return _spread(sigma, False)
 
 
 def ndtr(x: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from sre_gym import fmath
 from sre_gym.sim import pods as P
-from sre_gym.sim.dynamics import TickOut, ndtr
+from sre_gym.sim.dynamics import TickOut, mean_factor, ndtr
 from sre_gym.telemetry.tsdb import TSDB, Family
 
 if TYPE_CHECKING:
@@ -35,18 +35,6 @@ def _columns(*cols: np.ndarray) -> np.ndarray:
     for j, c in enumerate(cols):
         out[:, j] = c
     return out
-
-
-_MEAN: dict[bytes, np.ndarray] = {}
-
-
-def _mean_factor(sigma: np.ndarray) -> np.ndarray:
-    """``exp(sigma ** 2 / 2)``: a log-normal's mean over its median, per spread (memoised)."""
-    key = sigma.tobytes()
-    hit = _MEAN.get(key)
-    if hit is None:
-        hit = _MEAN[key] = fmath.exp(0.5 * sigma**2)
-    return hit
 
 
 class PodFamily:
@@ -293,7 +281,7 @@ class MetricWriter:
         self.c_bucket += np.floor(cnt[:, None] * cdf + unif[2 * n : 3 * n, None])
         self.c_bucket = np.maximum.accumulate(self.c_bucket, axis=1)
         self.c_bucket[:, -1] = np.maximum(self.c_bucket[:, -1], self.c_ok + self.c_err)
-        mean_ms = out.lat * _mean_factor(topo.sigma)
+        mean_ms = out.lat * mean_factor(topo.sigma)
         self.c_sum += cnt * mean_ms
         tsdb.write(self.bucket, tick, self.bucket_rows.ravel(), self.c_bucket.ravel())
         tsdb.write(self.hsum, tick, self.hsum_rows, self.c_sum)
